@@ -1,0 +1,1 @@
+"""Acquisition: raw metadata per source, and later the merged corpus."""

@@ -1,0 +1,55 @@
+"""Turn a fetch outcome into materialization metadata and a verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from dagster import MetadataValue
+
+from hysem_assets.sources.base import FetchOutcome
+
+PREVIEW_COLUMNS = ["source_id", "doi", "year", "first_author", "title"]
+
+
+def fatal_error(outcome: FetchOutcome) -> str | None:
+    """A message when the source returned nothing at all because requests failed, else None."""
+    if outcome.records or not outcome.failures:
+        return None
+    first = outcome.failures[0]
+    return (
+        f"{outcome.source} returned no records: {len(outcome.failures)} request(s) failed, "
+        f"first at {first.where}: {first.reason}. Check the base URL and network, then re-materialize."
+    )
+
+
+def failures_table(outcome: FetchOutcome, limit: int = 50) -> str:
+    rows = [f"| {f.where} | {f.reason.replace('|', '/')} |" for f in outcome.failures[:limit]]
+    more = [f"| … | {len(outcome.failures) - limit} more |"] if len(outcome.failures) > limit else []
+    return "\n".join(["| where | reason |", "|---|---|", *rows, *more])
+
+
+def preview(frame: pd.DataFrame, rows: int = 10) -> str:
+    shown = frame[PREVIEW_COLUMNS].head(rows).copy()
+    shown["title"] = shown["title"].str.slice(0, 90)
+    return shown.to_markdown(index=False) if not shown.empty else "_no records_"
+
+
+def outcome_metadata(outcome: FetchOutcome, frame: pd.DataFrame, endpoint_url: str, seconds: float) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "dagster/row_count": len(frame),
+        "source_url": endpoint_url,
+        "total_available": outcome.total_available if outcome.total_available is not None else -1,
+        "requests": outcome.stats.requests,
+        "retries": outcome.stats.retries,
+        "failures": len(outcome.failures),
+        "with_doi": int(frame["doi"].notna().sum()),
+        "with_abstract": int(frame["abstract"].notna().sum()),
+        "seconds": round(seconds, 2),
+        "preview": MetadataValue.md(preview(frame)),
+    }
+    if outcome.failures:
+        metadata["failure_details"] = MetadataValue.md(failures_table(outcome))
+    if outcome.skipped:
+        metadata["skipped"] = outcome.skipped
+    return metadata

@@ -1,0 +1,233 @@
+"""The ``hysem`` command: declare queries, materialize, inspect and export assets."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from hysem_assets.queries import METADATA_SOURCES, QueryError, QuerySpec, append_query, get_query, load_queries, slugify
+from hysem_assets.settings import ProfileError
+
+SAMPLE_QUERY = "air-pollution-cardio-ml"
+
+
+class HysemGroup(click.Group):
+    """Turns configuration errors into one clear line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (QueryError, ProfileError) as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=HysemGroup)
+@click.version_option(package_name="hysem")
+def main() -> None:
+    """hysem: literature-review assets (metadata, full text, graph, answers) per query."""
+
+
+# --- queries ---------------------------------------------------------------------------
+
+
+@main.group()
+def query() -> None:
+    """Declare and list search queries (each one is a partition)."""
+
+
+@query.command("add")
+@click.argument("text", required=False)
+@click.option("--slug", help="Partition key; derived from the title or text when omitted.")
+@click.option("--title", default="", help="Human-readable name.")
+@click.option("--pubmed", "pubmed_text", help="PubMed syntax, when it differs from TEXT.")
+@click.option("--openalex", "openalex_text", help="OpenAlex search text, when it differs from TEXT.")
+@click.option("--scopus", "scopus_text", help="Scopus syntax, when it differs from TEXT.")
+@click.option("--sources", default=",".join(METADATA_SOURCES), show_default=True, help="Comma-separated sources.")
+@click.option("--from", "date_from", type=click.DateTime(["%Y-%m-%d"]), help="First publication date.")
+@click.option("--to", "date_to", type=click.DateTime(["%Y-%m-%d"]), help="Last publication date.")
+@click.option("--max-records", type=int, default=10_000, show_default=True, help="Cap per source.")
+@click.option("--mailto", help="Contact e-mail for the APIs' polite pools.")
+def query_add(text, slug, title, pubmed_text, openalex_text, scopus_text, sources, date_from, date_to, max_records, mailto):
+    """Append a query to config/queries.yaml and register its partition."""
+    sources_list = [s.strip() for s in sources.split(",") if s.strip()]
+    per_source = {"pubmed": pubmed_text, "openalex": openalex_text, "scopus": scopus_text}
+    if any(per_source.values()):
+        query_value: str | dict[str, str] = {s: per_source[s] or text or "" for s in sources_list}
+    elif text:
+        query_value = text
+    else:
+        raise click.UsageError("Give the query TEXT, or --pubmed/--openalex/--scopus texts.")
+    try:
+        spec = QuerySpec(
+            slug=slug or slugify(title or text or next(filter(None, per_source.values()))),
+            title=title, query=query_value, sources=sources_list,
+            date_from=_date(date_from), date_to=_date(date_to), max_records=max_records, mailto=mailto,
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    append_query(spec)
+    _register_partitions([spec.slug])
+    click.echo(f"Added query {spec.slug!r} and registered its partition.")
+
+
+@query.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def query_list(as_json: bool) -> None:
+    """Show the declared queries."""
+    specs = load_queries()
+    if as_json:
+        click.echo(json.dumps([s.model_dump(mode="json") for s in specs.values()], indent=2, ensure_ascii=False))
+        return
+    for spec in specs.values():
+        dates = f"{spec.date_from or '…'} to {spec.date_to or '…'}"
+        click.echo(f"{spec.slug}\t{', '.join(spec.sources)}\t{dates}\t{spec.title or spec.text_for(spec.sources[0])[:60]}")
+
+
+# --- runs ------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--query", "slug", default=SAMPLE_QUERY, show_default=True, help="Query slug to run.")
+def demo(slug: str) -> None:
+    """Materialize every asset for the sample query on the embedded default and summarize."""
+    get_query(slug)
+    result = _materialize(slug, selection=None)
+    click.echo(f"\nhysem demo: query {slug!r}")
+    for row in _status_rows(slug):
+        click.echo(f"  {row['asset']:<28} {'materialized' if row['materialized'] else 'missing':<13} rows={row['rows']}")
+    if not result.success:
+        raise click.ClickException("Some assets failed; see the log above.")
+
+
+@main.command()
+@click.option("--query", "slug", required=True, help="Query slug (partition).")
+@click.option("--select", "selection", help="Dagster asset selection, e.g. 'raw_metadata/pubmed' or 'group:acquisition'.")
+def materialize(slug: str, selection: str | None) -> None:
+    """Materialize assets for one query partition (all of them by default)."""
+    get_query(slug)
+    result = _materialize(slug, selection)
+    if not result.success:
+        raise click.ClickException(f"Materialization of {slug!r} failed; see the log above.")
+    click.echo(f"Materialized {selection or 'all assets'} for {slug!r}.")
+
+
+@main.command()
+@click.option("--query", "slug", help="Only this query.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def status(slug: str | None, as_json: bool) -> None:
+    """Per asset and partition: materialized or not, row count, last run."""
+    slugs = [slug] if slug else list(load_queries())
+    if slug:
+        get_query(slug)
+    rows = [row for s in slugs for row in _status_rows(s)]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        state = "materialized" if row["materialized"] else "missing"
+        click.echo(f"{row['query']:<28} {row['asset']:<28} {state:<13} rows={row['rows']}  {row['last_run'] or ''}")
+
+
+@main.command()
+@click.argument("asset")
+@click.option("--query", "slug", required=True, help="Query slug (partition).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout).")
+def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
+    """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``."""
+    from hysem_assets.storage import asset_file
+
+    path = asset_file(asset, slug)
+    if not path.is_file():
+        raise click.ClickException(f"{asset} is not materialized for {slug!r} (no {path}). Run `hysem materialize --query {slug}`.")
+    frame = pd.read_parquet(path)
+    if fmt == "parquet":
+        if output is None:
+            raise click.UsageError("--format parquet needs -o FILE.")
+        frame.to_parquet(output, index=False)
+    else:
+        text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records", force_ascii=False, indent=2)
+        if output:
+            output.write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+    if output:
+        click.echo(f"Wrote {len(frame):,} rows to {output}.", err=True)
+
+
+@main.command()
+@click.option("--port", default=3000, show_default=True, help="Port on 127.0.0.1.")
+def ui(port: int) -> None:
+    """Start the Dagster UI and daemon (`dagster dev`) on 127.0.0.1 with hysem's instance."""
+    import os
+
+    from hysem_assets.instance import prepare_dagster_home
+    from hysem_assets.settings import PROJECT_ROOT
+
+    prepare_dagster_home()
+    workspace = str(PROJECT_ROOT / "workspace.yaml")
+    os.chdir(PROJECT_ROOT)
+    os.execv(sys.executable, [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", str(port), "-w", workspace])
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _date(value: dt.datetime | None) -> dt.date | None:
+    return value.date() if value else None
+
+
+def _register_partitions(slugs: list[str]) -> None:
+    from hysem_assets.instance import get_instance
+    from hysem_assets.partitions import queries_partitions
+
+    instance = get_instance()
+    known = set(instance.get_dynamic_partitions(queries_partitions.name))
+    missing = [s for s in slugs if s not in known]
+    if missing:
+        instance.add_dynamic_partitions(queries_partitions.name, missing)
+
+
+def _materialize(slug: str, selection: str | None):
+    """Run in-process against the persistent instance, so the UI and `status` see the runs."""
+    from dagster import AssetSelection, materialize as dagster_materialize
+
+    from hysem_assets.definitions import defs
+    from hysem_assets.instance import get_instance
+
+    _register_partitions([slug])
+    assets = list(defs.assets or [])
+    chosen = AssetSelection.from_string(selection) if selection else None
+    return dagster_materialize(
+        assets, instance=get_instance(), resources=defs.resources, partition_key=slug, selection=chosen, raise_on_error=False
+    )
+
+
+def _status_rows(slug: str) -> list[dict]:
+    from dagster import AssetRecordsFilter
+
+    from hysem_assets.definitions import defs
+    from hysem_assets.instance import get_instance
+
+    instance = get_instance()
+    rows = []
+    for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
+        records = instance.fetch_materializations(AssetRecordsFilter(asset_key=key, asset_partitions=[slug]), limit=1).records
+        event = records[0].event_log_entry if records else None
+        materialization = event.asset_materialization if event else None
+        metadata = materialization.metadata if materialization else {}
+        row_count = metadata.get("dagster/row_count")
+        rows.append({
+            "query": slug,
+            "asset": key.to_user_string(),
+            "materialized": materialization is not None,
+            "rows": row_count.value if row_count is not None else None,
+            "last_run": event.run_id if event else None,
+            "last_materialized_at": dt.datetime.fromtimestamp(event.timestamp, dt.UTC).isoformat() if event else None,
+        })
+    return rows

@@ -1,0 +1,38 @@
+"""Progress for long steps: periodic log lines in Dagster, a bar on a terminal."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from tqdm import tqdm
+
+
+class Progress:
+    """Callable ``(done, total)`` that logs at most every ``interval_s`` seconds with a rate."""
+
+    def __init__(self, log: logging.Logger | logging.LoggerAdapter, label: str, unit: str = "records", interval_s: float = 2.0):
+        self.log = log
+        self.label = label
+        self.unit = unit
+        self.interval_s = interval_s
+        self.started = time.monotonic()
+        self._last_log = 0.0
+        self._bar = tqdm(desc=label, unit=f" {unit}", leave=False) if sys.stderr.isatty() else None
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self._bar is not None:
+            self._bar.total = total
+            self._bar.n = done
+            self._bar.refresh()
+        now = time.monotonic()
+        if now - self._last_log >= self.interval_s or (total is not None and done >= total):
+            self._last_log = now
+            elapsed = max(now - self.started, 1e-9)
+            of_total = f"/{total:,}" if total is not None else ""
+            self.log.info(f"{self.label}: {done:,}{of_total} {self.unit} ({done / elapsed:,.1f} {self.unit}/s)")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -1,0 +1,143 @@
+"""Search queries as declared in ``config/queries.yaml``; each one is a partition."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from hysem_assets.settings import config_dir
+
+METADATA_SOURCES = ("pubmed", "openalex", "scopus")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
+
+
+class QueryError(ValueError):
+    """The queries file or one declared query is invalid."""
+
+
+class QuerySpec(BaseModel):
+    """One declared literature search; ``slug`` is its partition key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    slug: str
+    title: str = ""
+    #: One query string for every source, or a mapping source -> source-specific syntax.
+    query: str | dict[str, str]
+    sources: list[str] = Field(default_factory=lambda: list(METADATA_SOURCES))
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    max_records: int = Field(10_000, ge=1)
+    mailto: str | None = None
+
+    @field_validator("slug")
+    @classmethod
+    def _check_slug(cls, value: str) -> str:
+        if not _SLUG.match(value):
+            raise ValueError(
+                f"slug {value!r} must be lower-case letters, digits, '-' or '_' "
+                "(it becomes a partition key); try hysem_assets.queries.slugify()"
+            )
+        return value
+
+    @field_validator("sources")
+    @classmethod
+    def _check_sources(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(METADATA_SOURCES))
+        if unknown:
+            raise ValueError(f"unknown sources {unknown}; choose from {list(METADATA_SOURCES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _check_query(self) -> QuerySpec:
+        if isinstance(self.query, dict):
+            missing = [s for s in self.sources if not self.query.get(s)]
+            if missing:
+                raise ValueError(f"no query text for sources {missing}")
+        elif not self.query.strip():
+            raise ValueError("query text is empty")
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ValueError(f"date_from {self.date_from} is after date_to {self.date_to}")
+        return self
+
+    def text_for(self, source: str) -> str:
+        return self.query[source] if isinstance(self.query, dict) else self.query
+
+
+def slugify(text: str) -> str:
+    """A partition-key-safe slug from free text: ``"Ozone & Heart"`` -> ``"ozone-heart"``."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:80].rstrip("-") or "query"
+
+
+def queries_file() -> Path:
+    return config_dir() / "queries.yaml"
+
+
+def load_queries(path: Path | None = None) -> dict[str, QuerySpec]:
+    """All declared queries by slug; errors name the file, the entry and the problem."""
+    path = path or queries_file()
+    if not path.is_file():
+        return {}
+    try:
+        entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("queries") or []
+    except yaml.YAMLError as exc:
+        raise QueryError(f"{path} is not valid YAML: {exc}") from exc
+    specs: dict[str, QuerySpec] = {}
+    for index, entry in enumerate(entries):
+        label = entry.get("slug", f"entry #{index + 1}") if isinstance(entry, dict) else f"entry #{index + 1}"
+        try:
+            spec = QuerySpec.model_validate(entry)
+        except ValidationError as exc:
+            raise QueryError(f"{path}: query {label!r} is invalid: {exc}") from exc
+        if spec.slug in specs:
+            raise QueryError(f"{path}: slug {spec.slug!r} is declared twice; slugs must be unique")
+        specs[spec.slug] = spec
+    return specs
+
+
+def get_query(slug: str, path: Path | None = None) -> QuerySpec:
+    specs = load_queries(path)
+    if slug not in specs:
+        raise QueryError(
+            f"No query with slug {slug!r} in {path or queries_file()}; "
+            f"declared: {sorted(specs)}. Add it with `hysem query add`."
+        )
+    return specs[slug]
+
+
+def append_query(spec: QuerySpec, path: Path | None = None) -> None:
+    """Append one query to the file as text, so comments and layout above it survive."""
+    path = path or queries_file()
+    existing = load_queries(path)
+    if spec.slug in existing:
+        raise QueryError(f"{path}: a query with slug {spec.slug!r} already exists")
+    fields = spec.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+    item = yaml.safe_dump([{"slug": spec.slug, **fields}], sort_keys=False, allow_unicode=True)
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = re.sub(r"^queries:\s*\[\]\s*$", "queries:", text, flags=re.MULTILINE)
+    if not re.search(r"^queries:", text, re.MULTILINE):
+        text += ("" if not text or text.endswith("\n") else "\n") + "queries:\n"
+    if not text.endswith("\n"):
+        text += "\n"
+    indent = re.search(r"^queries:\s*\n(?:\s*#.*\n)*( *)-", text, re.MULTILINE)
+    item = "".join((indent.group(1) if indent else "  ") + line for line in item.splitlines(keepends=True))
+    original = path.read_text(encoding="utf-8") if path.is_file() else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + item, encoding="utf-8")
+    try:
+        appended = spec.slug in load_queries(path)
+    except QueryError:
+        appended = False
+    if not appended:
+        if original is None:
+            path.unlink()
+        else:
+            path.write_text(original, encoding="utf-8")
+        raise QueryError(f"{path}: could not append {spec.slug!r}; keep 'queries:' as the last top-level key")

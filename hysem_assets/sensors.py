@@ -1,0 +1,33 @@
+"""Sensors: turn queries added to config/queries.yaml into partitions and runs."""
+
+from __future__ import annotations
+
+from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
+
+from hysem_assets.jobs import query_job
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.queries import load_queries
+
+
+def new_query_slugs(declared: list[str], registered: list[str]) -> list[str]:
+    """Declared slugs that are not partitions yet, in file order."""
+    known = set(registered)
+    return [slug for slug in declared if slug not in known]
+
+
+@sensor(
+    job=query_job,
+    minimum_interval_seconds=30,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Registers a partition for every query added to config/queries.yaml and requests its run.",
+)
+def queries_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReason:
+    declared = list(load_queries())
+    added = new_query_slugs(declared, context.instance.get_dynamic_partitions(queries_partitions.name))
+    if not added:
+        return SkipReason(f"No new queries ({len(declared)} declared, all registered).")
+    context.log.info(f"Registering new queries: {', '.join(added)}")
+    return SensorResult(
+        run_requests=[RunRequest(run_key=f"query:{slug}", partition_key=slug) for slug in added],
+        dynamic_partitions_requests=[queries_partitions.build_add_request(added)],
+    )

@@ -1,0 +1,1 @@
+"""Clients and parsers for the scholarly metadata APIs."""

@@ -1,0 +1,71 @@
+"""Resolve where each source lives and run one source's fetch for a query."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+
+from hysem_assets import __version__
+from hysem_assets.queries import QuerySpec
+from hysem_assets.settings import PRODUCTION_URLS, HttpSettings, Profile, api_key, mailto, url_override
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
+from hysem_assets.sources.http import HttpClient, RetryPolicy, make_session
+from hysem_assets.sources.openalex import fetch_openalex
+from hysem_assets.sources.pubmed import fetch_pubmed
+from hysem_assets.sources.scopus import fetch_scopus
+
+Fetcher = Callable[[HttpClient, Endpoint, QuerySpec, ProgressCallback], Awaitable[FetchOutcome]]
+
+FETCHERS: dict[str, Fetcher] = {"pubmed": fetch_pubmed, "openalex": fetch_openalex, "scopus": fetch_scopus}
+
+
+def base_url(source: str, profile: Profile, mirror_urls: Mapping[str, str] | None = None) -> str:
+    """Environment variable, then profile, then the local mirror, then the public API."""
+    url = url_override(source) or profile.source(source).base_url
+    if not url and profile.mirror and mirror_urls:
+        url = mirror_urls.get(source)
+    return (url or PRODUCTION_URLS[source]).rstrip("/")
+
+
+def needs_mirror(profile: Profile, sources: list[str]) -> bool:
+    return profile.mirror and any(not (url_override(s) or profile.source(s).base_url) for s in sources)
+
+
+def resolve_endpoint(
+    source: str, profile: Profile, declared_mailto: str | None = None, mirror_urls: Mapping[str, str] | None = None
+) -> Endpoint:
+    settings = profile.source(source)
+    key = api_key(source)
+    rate = settings.requests_per_second_with_key if key and settings.requests_per_second_with_key else settings.requests_per_second
+    return Endpoint(
+        source=source,
+        base_url=base_url(source, profile, mirror_urls),
+        requests_per_second=rate,
+        max_concurrency=settings.max_concurrency,
+        page_size=settings.page_size,
+        api_key=key,
+        mailto=mailto(declared_mailto),
+    )
+
+
+async def fetch_async(
+    endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress
+) -> FetchOutcome:
+    async with make_session(http, user_agent=_user_agent(endpoint)) as session:
+        client = HttpClient(
+            session,
+            requests_per_second=endpoint.requests_per_second,
+            max_concurrency=endpoint.max_concurrency,
+            retry=RetryPolicy.from_settings(http),
+        )
+        return await FETCHERS[endpoint.source](client, endpoint, spec, progress)
+
+
+def fetch(endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress) -> FetchOutcome:
+    """Synchronous entry point for assets and the command line."""
+    return asyncio.run(fetch_async(endpoint, spec, http, progress))
+
+
+def _user_agent(endpoint: Endpoint) -> str:
+    contact = f"; mailto:{endpoint.mailto}" if endpoint.mailto else ""
+    return f"hysem/{__version__} (literature review pipeline{contact})"

@@ -1,0 +1,46 @@
+"""The one error every source parser raises for a response it cannot read."""
+
+from __future__ import annotations
+
+
+class SourceFormatError(ValueError):
+    """A response body that cannot be parsed into records.
+
+    The message names the source, the request or page (``where``) and what the
+    user can do about it, because these errors surface in Dagster logs far away
+    from the HTTP call that caused them.
+    """
+
+    def __init__(self, source: str, where: str, problem: str, hint: str) -> None:
+        self.source = source
+        self.where = where
+        self.problem = problem
+        self.hint = hint
+        super().__init__(f"{source} response to {where}: {problem}; {hint}")
+
+    @classmethod
+    def unreadable(
+        cls, source: str, where: str, body: bytes, expected: str, detail: str
+    ) -> SourceFormatError:
+        """Explain why ``body`` is not ``expected`` (XML, JSON) in the likeliest terms.
+
+        Empty bodies, HTML error pages from proxies or wrong base URLs, and
+        truncated transfers each call for a different remedy, so tell them apart.
+        """
+        head = body.lstrip()[:200].lower()
+        if not head:
+            return cls(source, where, "the body is empty", "retry the request")
+        if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head:
+            return cls(
+                source,
+                where,
+                f"the server returned an HTML page instead of {expected}",
+                "check the base URL, the API key and any proxy in between",
+            )
+        snippet = body.lstrip()[:60].decode("utf-8", errors="replace")
+        return cls(
+            source,
+            where,
+            f"the body is not valid {expected} ({detail}); it starts with {snippet!r}",
+            "the transfer may have been cut off; retry the request",
+        )

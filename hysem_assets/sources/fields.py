@@ -1,0 +1,51 @@
+"""Small value normalizers and body decoding shared by the source parsers."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hysem_assets.sources.errors import SourceFormatError
+
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def clean_text(value: Any) -> str | None:
+    """Collapse runs of whitespace (incl. no-break spaces); empty text becomes None."""
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def leading_year(value: Any) -> int | None:
+    """The first plausible year in a date string: ``"2019 Nov-Dec"`` -> 2019."""
+    if value is None:
+        return None
+    match = _YEAR.search(str(value))
+    return int(match.group(1)) if match else None
+
+
+def page_range(first: Any, last: Any) -> str | None:
+    """``first-last`` as sources print it; a single page when both ends agree."""
+    first, last = clean_text(first), clean_text(last)
+    if first and last and last != first:
+        return f"{first}-{last}"
+    return first or last
+
+
+def load_json_object(body: bytes, source: str, where: str) -> dict[str, Any]:
+    """Decode a JSON object body, or raise a SourceFormatError saying what came back."""
+    try:
+        value = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SourceFormatError.unreadable(source, where, body, "JSON", str(exc)) from exc
+    if not isinstance(value, dict):
+        raise SourceFormatError(
+            source,
+            where,
+            f"expected a JSON object, got {type(value).__name__}",
+            "check that the request asks the search endpoint",
+        )
+    return value

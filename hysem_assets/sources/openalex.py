@@ -1,0 +1,56 @@
+"""OpenAlex works search with cursor paging (200 per page), in the polite pool."""
+
+from __future__ import annotations
+
+from hysem_assets.queries import QuerySpec
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
+from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.http import FetchError, HttpClient
+from hysem_assets.sources.openalex_json import parse_works_page
+
+MAX_PER_PAGE = 200
+
+
+def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
+    """The query text is OpenAlex ``search``; dates become publication-date filters."""
+    params = {"search": spec.text_for("openalex"), "per-page": str(min(MAX_PER_PAGE, endpoint.page_size))}
+    filters = []
+    if spec.date_from:
+        filters.append(f"from_publication_date:{spec.date_from.isoformat()}")
+    if spec.date_to:
+        filters.append(f"to_publication_date:{spec.date_to.isoformat()}")
+    if filters:
+        params["filter"] = ",".join(filters)
+    if endpoint.mailto:
+        params["mailto"] = endpoint.mailto
+    if endpoint.api_key:
+        params["api_key"] = endpoint.api_key
+    return params
+
+
+async def fetch_openalex(
+    client: HttpClient, endpoint: Endpoint, spec: QuerySpec, progress: ProgressCallback = no_progress
+) -> FetchOutcome:
+    """Follow ``next_cursor`` until the results end or ``max_records`` is reached.
+
+    Cursor pages are sequential by nature, so a page that fails for good ends the
+    walk: what came before it is kept and the failure says where it stopped.
+    """
+    outcome = FetchOutcome(source="openalex", stats=client.stats)
+    params = search_params(spec, endpoint)
+    cursor, page_number = "*", 1
+    while cursor and len(outcome.records) < spec.max_records:
+        where = f"works page {page_number}"
+        try:
+            _, body = await client.request(f"{endpoint.base_url}/works", params={**params, "cursor": cursor})
+            page = parse_works_page(body, where=where)
+        except (FetchError, SourceFormatError) as exc:
+            outcome.fail(where, exc)
+            break
+        outcome.total_available = page.count if page.count is not None else outcome.total_available
+        outcome.fail_records(where, page.failures)
+        outcome.records.extend(page.records[: spec.max_records - len(outcome.records)])
+        progress(len(outcome.records), outcome.expected(spec.max_records))
+        cursor = page.next_cursor if page.records else None
+        page_number += 1
+    return outcome

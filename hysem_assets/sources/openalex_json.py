@@ -1,0 +1,142 @@
+"""Parse OpenAlex /works responses into normalized records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hysem_assets.identifiers import normalize_doi, normalize_pmid, strip_openalex_id
+from hysem_assets.records import empty_record, to_json_text
+from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.fields import clean_text, load_json_object, page_range
+from hysem_assets.sources.names import display_to_citation
+
+SOURCE = "OpenAlex"
+
+
+@dataclass
+class WorksPage:
+    """One cursor page: the works that parsed, and a reason for each that did not."""
+
+    records: list[dict[str, Any]]
+    next_cursor: str | None
+    count: int | None
+    failures: list[str] = field(default_factory=list)
+
+
+def parse_works_page(body: bytes, where: str) -> WorksPage:
+    """Parse a /works list page; one malformed work becomes a failure, not a lost page."""
+    page = load_json_object(body, SOURCE, where)
+    if "error" in page:
+        message = "; ".join(
+            str(page[key]) for key in ("error", "message") if page.get(key)
+        ) or "(no message)"
+        raise SourceFormatError(
+            SOURCE, where, f"the API returned an error: {message}",
+            "check the search and filter parameters",
+        )
+    results = page.get("results")
+    if not isinstance(results, list):
+        raise SourceFormatError(
+            SOURCE, where, "the body has no 'results' list",
+            "check that the base URL points at the OpenAlex API and the path is /works",
+        )
+    meta = page.get("meta") or {}
+    records, failures = [], []
+    for position, work in enumerate(results, start=1):
+        try:
+            records.append(parse_work(work))
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            work_id = work.get("id") if isinstance(work, dict) else None
+            failures.append(f"{work_id or f'result #{position}'}: {exc}")
+    return WorksPage(
+        records=records,
+        next_cursor=meta.get("next_cursor") or None,
+        count=meta.get("count"),
+        failures=failures,
+    )
+
+
+def parse_work(work: dict[str, Any]) -> dict[str, Any]:
+    """Normalize one OpenAlex work (current schema, or the older host_venue one)."""
+    if not isinstance(work, dict):
+        raise TypeError(f"a work must be a JSON object, got {type(work).__name__}")
+    work_id = strip_openalex_id(work.get("id"))
+    if not work_id:
+        raise ValueError("the work has no id")
+    ids = work.get("ids") or {}
+    authors, first_author = _authors(work.get("authorships") or [])
+    biblio = work.get("biblio") or {}
+    record = empty_record("openalex", work_id)
+    record.update(
+        openalex_id=work_id,
+        doi=normalize_doi(work.get("doi")) or normalize_doi(ids.get("doi")),
+        title=clean_text(work.get("title") or work.get("display_name")),
+        abstract=rebuild_abstract(work.get("abstract_inverted_index")),
+        authors=authors,
+        first_author=first_author,
+        year=_year(work.get("publication_year")),
+        journal=_journal(work),
+        volume=clean_text(biblio.get("volume")),
+        issue=clean_text(biblio.get("issue")),
+        pages=page_range(biblio.get("first_page"), biblio.get("last_page")),
+        item_type=clean_text(work.get("type")),
+        language=clean_text(work.get("language")),
+        pmid=normalize_pmid(ids.get("pmid")),
+        oa_url=_oa_url(work),
+        raw=to_json_text(work),
+    )
+    return record
+
+
+def rebuild_abstract(inverted_index: dict[str, list[int]] | None) -> str | None:
+    """Turn OpenAlex's word -> positions index back into running text.
+
+    OpenAlex may not redistribute abstracts verbatim, so it ships this index;
+    a word occurring several times lists each of its positions.
+    """
+    if not inverted_index:
+        return None
+    if not isinstance(inverted_index, dict):
+        raise TypeError("abstract_inverted_index is not an object")
+    placed: list[tuple[int, str]] = []
+    for word, positions in inverted_index.items():
+        for position in positions:
+            if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+                raise ValueError(f"abstract_inverted_index has a bad position {position!r}")
+            placed.append((position, word))
+    return clean_text(" ".join(word for _, word in sorted(placed)))
+
+
+def _authors(authorships: list[dict[str, Any]]) -> tuple[list[str], str | None]:
+    authors: list[str] = []
+    first_author = None
+    for authorship in authorships:
+        author = authorship.get("author") or {}
+        name, surname = display_to_citation(
+            author.get("display_name") or authorship.get("raw_author_name")
+        )
+        if name:
+            authors.append(name)
+            first_author = first_author or surname
+    return authors, first_author
+
+
+def _year(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError(f"publication_year is {value!r}")
+    return int(value)
+
+
+def _journal(work: dict[str, Any]) -> str | None:
+    source = (work.get("primary_location") or {}).get("source") or {}
+    venue = work.get("host_venue") or {}
+    return clean_text(source.get("display_name") or venue.get("display_name"))
+
+
+def _oa_url(work: dict[str, Any]) -> str | None:
+    best = work.get("best_oa_location") or {}
+    open_access = work.get("open_access") or {}
+    return best.get("pdf_url") or best.get("landing_page_url") or open_access.get("oa_url")

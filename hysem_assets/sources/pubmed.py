@@ -1,0 +1,75 @@
+"""PubMed through NCBI E-utilities: esearch on the history server, efetch in batches."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hysem_assets.queries import QuerySpec
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
+from hysem_assets.sources.http import FetchError, HttpClient
+from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.pubmed_xml import parse_efetch, parse_esearch
+
+#: E-utilities serves at most 10,000 records of one search through esearch/efetch paging.
+MAX_RECORDS = 10_000
+#: NCBI asks for efetch batches of at most 200 ids on GET.
+EFETCH_BATCH = 200
+
+
+def _common_params(endpoint: Endpoint) -> dict[str, str]:
+    params = {"db": "pubmed", "tool": "hysem"}
+    if endpoint.mailto:
+        params["email"] = endpoint.mailto
+    if endpoint.api_key:
+        params["api_key"] = endpoint.api_key
+    return params
+
+
+def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
+    retmax = min(spec.max_records, MAX_RECORDS)
+    params = {**_common_params(endpoint), "term": spec.text_for("pubmed"), "usehistory": "y", "retmax": str(retmax)}
+    if spec.date_from or spec.date_to:
+        params["datetype"] = "pdat"
+        params["mindate"] = (spec.date_from.strftime("%Y/%m/%d") if spec.date_from else "1800/01/01")
+        params["maxdate"] = (spec.date_to.strftime("%Y/%m/%d") if spec.date_to else "3000/12/31")
+    return params
+
+
+async def fetch_pubmed(
+    client: HttpClient, endpoint: Endpoint, spec: QuerySpec, progress: ProgressCallback = no_progress
+) -> FetchOutcome:
+    """All records matching the query, up to ``max_records`` (and E-utilities' 10,000)."""
+    outcome = FetchOutcome(source="pubmed", stats=client.stats)
+    try:
+        _, body = await client.request(f"{endpoint.base_url}/esearch.fcgi", data=search_params(spec, endpoint))
+        search = parse_esearch(body, where="esearch")
+    except (FetchError, SourceFormatError) as exc:
+        outcome.fail("esearch", exc)
+        return outcome
+    outcome.total_available = search.count
+    wanted = min(search.count, spec.max_records, MAX_RECORDS)
+    if not (search.webenv and search.query_key):
+        wanted = min(wanted, len(search.ids))
+    batch = min(EFETCH_BATCH, endpoint.page_size)
+
+    batches: dict[int, list] = {}
+
+    async def fetch_batch(retstart: int) -> None:
+        where = f"efetch retstart={retstart}"
+        size = min(batch, wanted - retstart)
+        if search.webenv and search.query_key:
+            selection = {"WebEnv": search.webenv, "query_key": search.query_key, "retstart": str(retstart), "retmax": str(size)}
+        else:  # a server without history support: fetch by the ids esearch listed
+            selection = {"id": ",".join(search.ids[retstart : retstart + size])}
+        try:
+            _, body = await client.request(
+                f"{endpoint.base_url}/efetch.fcgi", data={**_common_params(endpoint), "retmode": "xml", **selection}
+            )
+            batches[retstart] = parse_efetch(body, where=where)
+        except (FetchError, SourceFormatError) as exc:
+            outcome.fail(where, exc)
+        progress(sum(map(len, batches.values())), wanted)
+
+    await asyncio.gather(*(fetch_batch(start) for start in range(0, wanted, batch)))
+    outcome.records = [record for start in sorted(batches) for record in batches[start]]
+    return outcome

@@ -1,0 +1,28 @@
+"""Every test runs with its own HYSEM_HOME, so nothing touches a user's state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("hysem_home")
+    monkeypatch.setenv("HYSEM_HOME", str(home))
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    for variable in ("HYSEM_PROFILE", "NCBI_API_KEY", "OPENALEX_API_KEY", "SCOPUS_API_KEY", "HYSEM_MAILTO"):
+        monkeypatch.delenv(variable, raising=False)
+    for source in ("PUBMED", "OPENALEX", "SCOPUS", "CROSSREF", "UNPAYWALL", "ZOTERO"):
+        monkeypatch.delenv(f"HYSEM_{source}_URL", raising=False)
+    return home
+
+
+@pytest.fixture
+def realdata() -> Path:
+    if not REALDATA.is_dir():
+        pytest.skip(f"third-party conformance data not found at {REALDATA}")
+    return REALDATA

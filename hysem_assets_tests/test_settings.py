@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hysem_assets.settings import ProfileError, load_profile
+from hysem_assets.sources.endpoints import needs_mirror, resolve_endpoint
+
+
+def test_local_profile_uses_the_mirror_and_gpu_profile_the_public_apis():
+    local, gpu = load_profile("local"), load_profile("gpu")
+    assert local.mirror and not gpu.mirror
+    mirror = {"pubmed": "http://127.0.0.1:9/pubmed/entrez/eutils"}
+    assert resolve_endpoint("pubmed", local, mirror_urls=mirror).base_url == mirror["pubmed"]
+    assert resolve_endpoint("pubmed", gpu).base_url == "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+
+
+def test_environment_overrides_profile_and_mirror(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HYSEM_OPENALEX_URL", "http://127.0.0.1:1234/")
+    for name in ("local", "gpu"):
+        assert resolve_endpoint("openalex", load_profile(name), mirror_urls={"openalex": "http://m"}).base_url == "http://127.0.0.1:1234"
+    assert needs_mirror(load_profile("local"), ["openalex"]) is False
+    assert needs_mirror(load_profile("local"), ["openalex", "pubmed"]) is True
+
+
+def test_api_key_raises_ncbi_rate_and_never_shows_in_repr(monkeypatch: pytest.MonkeyPatch):
+    gpu = load_profile("gpu")
+    assert resolve_endpoint("pubmed", gpu).requests_per_second == 3
+    monkeypatch.setenv("NCBI_API_KEY", "top-secret-key")
+    monkeypatch.setenv("HYSEM_MAILTO", "team@example.org")
+    endpoint = resolve_endpoint("pubmed", gpu)
+    assert endpoint.requests_per_second == 10 and endpoint.api_key == "top-secret-key"
+    assert "top-secret-key" not in repr(endpoint) and endpoint.mailto == "team@example.org"
+    assert resolve_endpoint("pubmed", gpu, declared_mailto="query@example.org").mailto == "query@example.org"
+
+
+def test_profile_selected_by_environment_and_errors_are_clear(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.setenv("HYSEM_PROFILE", "gpu")
+    assert load_profile().name == "gpu"
+    monkeypatch.setenv("HYSEM_PROFILE", "nope")
+    with pytest.raises(ProfileError, match=r"nope.yaml does not exist.*\['gpu', 'local'\]"):
+        load_profile()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nsources:\n  pubmed:\n    requests_per_second: -1\n")
+    with pytest.raises(ProfileError, match="(?s)bad.yaml is invalid.*requests_per_second"):
+        load_profile(str(bad))
