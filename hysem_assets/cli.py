@@ -204,7 +204,13 @@ def _materialize(slug: str, selection: str | None):
     assets = list(defs.assets or [])
     chosen = AssetSelection.from_string(selection) if selection else None
     return dagster_materialize(
-        assets, instance=get_instance(), resources=defs.resources, partition_key=slug, selection=chosen, raise_on_error=False
+        assets,
+        instance=get_instance(),
+        resources=defs.resources,
+        partition_key=slug,
+        selection=chosen,
+        raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )
 
 

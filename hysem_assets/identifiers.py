@@ -48,3 +48,14 @@ def normalize_pmid(value: str | int | None) -> str | None:
         return None
     match = _PMID.match(str(value).strip())
     return match.group(1) if match else None
+
+
+_DOI_VERSION = re.compile(r"(?:\.pub\d+|/(?:abstract|full|pdf|epdf|fulltext|summary))$")
+
+
+def doi_work_key(doi: str | None) -> str | None:
+    """The DOI of the work: without a version suffix (Cochrane ``CD002273.pub2`` and
+    ``.pub3`` are versions of one review) or a landing-page suffix copied from a URL
+    (``/abstract``, ``/full``), so that such variants link instead of conflicting."""
+    normalized = normalize_doi(doi)
+    return _DOI_VERSION.sub("", normalized) if normalized else None

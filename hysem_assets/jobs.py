@@ -2,12 +2,9 @@
 
 from dagster import AssetSelection, define_asset_job
 
-from hysem_assets.partitions import queries_partitions
-
 #: Materializes every asset of one query partition; sensors and backfills request it.
 query_job = define_asset_job(
     "query_job",
     selection=AssetSelection.all(),
-    partitions_def=queries_partitions,
     description="Materialize the whole graph for one query partition.",
 )

@@ -1,7 +1,5 @@
 """``raw_metadata/<source>``: one row per record a source returned for the query."""
 
-from __future__ import annotations
-
 import time
 
 import pandas as pd

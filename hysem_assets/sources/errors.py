@@ -30,7 +30,7 @@ class SourceFormatError(ValueError):
         head = body.lstrip()[:200].lower()
         if not head:
             return cls(source, where, "the body is empty", "retry the request")
-        if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head:
+        if head.startswith(b"<!doctype html") or b"<html" in head:
             return cls(
                 source,
                 where,

@@ -46,6 +46,6 @@ def load_json_object(body: bytes, source: str, where: str) -> dict[str, Any]:
             source,
             where,
             f"expected a JSON object, got {type(value).__name__}",
-            "check that the request asks the search endpoint",
+            "check the base URL and the request path",
         )
     return value

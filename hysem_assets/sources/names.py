@@ -22,7 +22,7 @@ _INITIALS = re.compile(r"^[A-Z]{1,2}$|^(?:[A-Z][a-z]?\.-?){1,4}$")
 
 
 def format_name(surname: str | None, given: str | None) -> str | None:
-    """``"Surname, Given"``, just the surname without a given name, None without a surname."""
+    """``"Surname, Given"``; whichever part exists when the other is missing."""
     surname, given = clean_text(surname), clean_text(given)
     if not surname:
         return given
@@ -54,7 +54,7 @@ def split_name(name: str | None) -> tuple[str | None, str | None]:
     return " ".join(words[start:]), given
 
 
-def display_to_citation(name: str | None) -> tuple[str | None, str | None]:
-    """``(formatted "Surname, Given", surname)`` for a free-form name."""
+def citation_name(name: str | None) -> tuple[str | None, str | None]:
+    """``("Surname, Given", surname)`` for a free-form name, or ``(None, None)``."""
     surname, given = split_name(name)
     return format_name(surname, given), surname

@@ -9,7 +9,7 @@ from hysem_assets.identifiers import normalize_doi, normalize_pmid, strip_openal
 from hysem_assets.records import empty_record, to_json_text
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, load_json_object, page_range
-from hysem_assets.sources.names import display_to_citation
+from hysem_assets.sources.names import citation_name
 
 SOURCE = "OpenAlex"
 
@@ -113,7 +113,7 @@ def _authors(authorships: list[dict[str, Any]]) -> tuple[list[str], str | None]:
     first_author = None
     for authorship in authorships:
         author = authorship.get("author") or {}
-        name, surname = display_to_citation(
+        name, surname = citation_name(
             author.get("display_name") or authorship.get("raw_author_name")
         )
         if name:

@@ -6,6 +6,7 @@ import copy
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,16 +62,15 @@ def parse_esearch(body: bytes, where: str = "esearch") -> ESearchResult:
     _raise_on_error_element(root, where)
     if root.tag != "eSearchResult":
         raise _wrong_root(root, "eSearchResult", where)
-    count = _int_child(root, "Count", where)
     return ESearchResult(
-        count=count,
+        count=_int_child(root, "Count", where),
         ids=[text for el in root.iterfind("IdList/Id") if (text := clean_text(el.text))],
         webenv=clean_text(root.findtext("WebEnv")),
         query_key=clean_text(root.findtext("QueryKey")),
         retstart=_int_child(root, "RetStart", where, default=0),
         retmax=_int_child(root, "RetMax", where, default=0),
         warnings=[
-            f"{el.tag}: {clean_text(el.text) or ''}".rstrip(": ")
+            ": ".join(filter(None, (el.tag, _text(el))))
             for el in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/*")]
         ],
     )
@@ -93,9 +93,12 @@ def parse_efetch(body: bytes, where: str = "efetch") -> list[dict[str, Any]]:
 
 def _parse_xml(body: bytes, where: str) -> ET.Element:
     try:
-        return ET.fromstring(body)
+        root = ET.fromstring(body)
     except ET.ParseError as exc:
         raise _unreadable(body, where, str(exc)) from exc
+    if root.tag.rpartition("}")[2].lower() == "html":  # well-formed XHTML is still an error page
+        raise SourceFormatError.unreadable(SOURCE, where, body, "XML", "an HTML document")
+    return root
 
 
 def _unreadable(body: bytes, where: str, detail: str) -> SourceFormatError:
@@ -177,7 +180,7 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
     record = empty_record("pubmed", pmid)
     record.update(
         pmid=pmid,
-        doi=_doi(article.find("PubmedData/ArticleIdList"), item),
+        doi=_doi(item, article.find("PubmedData/ArticleIdList")),
         title=_title(item.find("ArticleTitle"), item.find("VernacularTitle")),
         abstract=_abstract(item.find("Abstract")),
         authors=authors,
@@ -206,8 +209,9 @@ def _book_record(article: ET.Element, position: int, where: str) -> dict[str, An
     record = empty_record("pubmed", pmid)
     record.update(
         pmid=pmid,
-        doi=_doi(article.find("PubmedBookData/ArticleIdList"), document)
-        or _doi(document.find("ArticleIdList"), document),
+        doi=_doi(
+            document, article.find("PubmedBookData/ArticleIdList"), document.find("ArticleIdList")
+        ),
         title=_title(chapter_title, document.find("VernacularTitle")) or book_title,
         abstract=_abstract(document.find("Abstract")),
         authors=authors,
@@ -310,10 +314,14 @@ def _pages(item: ET.Element) -> str | None:
     )
 
 
-def _doi(id_list: ET.Element | None, item: ET.Element) -> str | None:
+def _doi(item: ET.Element, *id_lists: ET.Element | None) -> str | None:
     """The record's own DOI: direct ArticleIds only, never those of cited references."""
-    own_ids = id_list.iterfind("ArticleId[@IdType='doi']") if id_list is not None else ()
-    candidates = [el.text for el in own_ids]
+    candidates = [
+        el.text
+        for id_list in id_lists
+        if id_list is not None
+        for el in id_list.iterfind("ArticleId[@IdType='doi']")
+    ]
     candidates += [
         el.text for el in item.iterfind("ELocationID[@EIdType='doi']") if el.get("ValidYN") != "N"
     ]
@@ -327,7 +335,7 @@ def _pmc_url(id_list: ET.Element | None) -> str | None:
     return f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
 
 
-def _item_type(publication_types: Any) -> str:
+def _item_type(publication_types: Iterable[ET.Element]) -> str:
     types = {text.lower() for el in publication_types if (text := _text(el))}
     return next((name for key, name in _TYPE_PRECEDENCE if key in types), "journal article")
 

@@ -10,7 +10,7 @@ from hysem_assets.identifiers import normalize_doi, normalize_pmid
 from hysem_assets.records import empty_record, to_json_text
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, leading_year, load_json_object
-from hysem_assets.sources.names import display_to_citation, format_name, split_name
+from hysem_assets.sources.names import citation_name, format_name, split_name
 
 SOURCE = "Scopus"
 
@@ -149,7 +149,7 @@ def _authors(entry: dict[str, Any]) -> tuple[list[str], str | None]:
             authors.append(name)
             first_author = first_author or surname
     if not authors:
-        name, first_author = display_to_citation(entry.get("dc:creator"))
+        name, first_author = citation_name(entry.get("dc:creator"))
         authors = [name] if name else []
     return authors, first_author
 

@@ -257,7 +257,8 @@ EDGE_ARTICLE = b"""<?xml version="1.0" ?>
 BOOK_CHAPTER = b"""<?xml version="1.0" ?>
 <PubmedArticleSet>
 <PubmedBookArticle><BookDocument><PMID Version="1">20301295</PMID>
-<ArticleIdList><ArticleId IdType="bookaccession">NBK1116</ArticleId></ArticleIdList>
+<ArticleIdList><ArticleId IdType="bookaccession">NBK1116</ArticleId>
+<ArticleId IdType="doi">10.5555/GeneReviews.a1atd</ArticleId></ArticleIdList>
 <Book><Publisher><PublisherName>University of Washington, Seattle</PublisherName></Publisher>
 <BookTitle book="gene">GeneReviews<sup>\xc2\xae</sup></BookTitle><PubDate><Year>1993</Year></PubDate>
 <AuthorList Type="editors"><Author><LastName>Adam</LastName><ForeName>Margaret P</ForeName></Author>
@@ -301,6 +302,12 @@ def test_reference_dois_are_never_taken_as_the_articles_own() -> None:
     assert record["doi"] is None
 
 
+def test_doi_marked_invalid_is_ignored() -> None:
+    (record,) = parse_efetch(EDGE_ARTICLE.replace(b'ValidYN="Y">10.1234', b'ValidYN="N">10.1234'))
+
+    assert record["doi"] is None
+
+
 def test_not_available_title_falls_back_to_vernacular_title() -> None:
     body = EDGE_ARTICLE.replace(
         b"[Treatment of CO<sub>2</sub> retention in <i>E. coli</i> sepsis].", b"[Not Available]."
@@ -322,6 +329,7 @@ def test_book_chapter() -> None:
     assert record["abstract"] == (
         "CLINICAL CHARACTERISTICS: Lung disease.\n\nDIAGNOSIS/TESTING: Serum test."
     )
+    assert record["doi"] == "10.5555/genereviews.a1atd"
     assert record["raw"].startswith("<PubmedBookArticle>")
 
 
@@ -354,6 +362,12 @@ def test_html_error_page_points_at_the_base_url() -> None:
     page = b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><hr></body>"
     with pytest.raises(SourceFormatError, match="HTML page instead of XML; check the base URL"):
         parse_efetch(page, where="efetch retstart=0")
+
+
+def test_well_formed_xhtml_page_is_still_an_error_page() -> None:
+    page = b'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Not found</p></body></html>'
+    with pytest.raises(SourceFormatError, match="HTML page instead of XML"):
+        parse_esearch(page)
 
 
 def test_json_rate_limit_body_is_reported_as_such() -> None:

@@ -1,0 +1,188 @@
+"""Per-record match features, computed once so that comparing a pair is cheap.
+
+Input frames come from the raw_metadata tables (core columns) or from bibliography
+exports (``author`` strings, ``number`` for the issue); both map onto one
+``RecordFeatures`` per row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import pandas as pd
+
+from rapidfuzz.distance import Indel
+
+from hysem_assets.dedup.normalize import (
+    compact,
+    fold,
+    is_missing,
+    name_is_ordered,
+    normalize_journal,
+    normalize_pages,
+    PARTICLES,
+    normalize_volume,
+    notice_kind,
+    parse_year,
+    split_authors,
+    surname,
+    title_numbers,
+    title_variants,
+    tokens,
+    venue_kind,
+)
+from hysem_assets.identifiers import doi_work_key, normalize_doi, normalize_pmid, strip_openalex_id
+
+
+#: Authors read per record.
+COMPARED_AUTHORS = 12
+#: Surnames this long may differ by a mangled letter and still agree.
+FUZZY_SURNAME_CHARS = 6
+FUZZY_SURNAME_SIMILARITY = 0.85
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """One author as comparable word sets; ``ordered`` is False when the surname
+    position is a guess ("Omulo Sylvia"), so any of its words may be the surname."""
+
+    surnames: frozenset[str]
+    words: frozenset[str]
+    ordered: bool
+
+    def same_as(self, other: Author) -> bool:
+        """Shared surname word, or near-equal long surnames (lost diacritics such as
+        "Ostensson"/"Stensson")."""
+        if (
+            self.surnames & other.surnames
+            or (not self.ordered and self.words & other.surnames)
+            or (not other.ordered and other.words & self.surnames)
+        ):
+            return True
+        mine, theirs = " ".join(sorted(self.surnames)), " ".join(sorted(other.surnames))
+        return (
+            min(len(mine), len(theirs)) >= FUZZY_SURNAME_CHARS
+            and Indel.normalized_similarity(mine, theirs) >= FUZZY_SURNAME_SIMILARITY
+        )
+
+
+@lru_cache(maxsize=1 << 16)
+def author_from_name(name: str) -> Author | None:
+    """The comparable form of one name; None when nothing name-like remains."""
+    words = frozenset(w for w in tokens(fold(name)) if len(w) > 1)
+    surname_words = frozenset(w for w in tokens(fold(surname(name))) if len(w) > 1)
+    surnames = (surname_words - PARTICLES) or surname_words or words
+    return Author(surnames, words, name_is_ordered(name)) if surnames else None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFeatures:
+    """What matching looks at for one record.
+
+    ``titles`` holds the normalized title first, then the language versions of a
+    bilingual title; ``title_keys`` are the same without spaces, ``title_sizes``
+    their word counts.
+    """
+
+    titles: tuple[str, ...]
+    title_keys: tuple[str, ...]
+    title_sizes: tuple[int, ...]
+    numbers: frozenset[str]
+    notice: str
+    authors: tuple[Author, ...]
+    author_words: frozenset[str]
+    year: int | None
+    volume: str | None
+    page: str | None
+    page_range: str | None
+    journal: tuple[str, ...]
+    kind: str
+    doi: str | None
+    doi_work: str | None
+    pmid: str | None
+    openalex_id: str | None
+
+    @property
+    def title_key(self) -> str:
+        return self.title_keys[0] if self.title_keys else ""
+
+
+def _column(frame: pd.DataFrame, *names: str) -> list[Any]:
+    """Values of the first present column among ``names`` (all None when none is)."""
+    for name in names:
+        if name in frame.columns:
+            return frame[name].tolist()
+    return [None] * len(frame)
+
+
+def _identifier_text(value: Any) -> str | None:
+    """Identifier as text; pandas turns numeric PMIDs into floats such as 12345.0."""
+    if is_missing(value):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _authors(names: Any, first_author: Any) -> tuple[Author, ...]:
+    """The first ``COMPARED_AUTHORS`` authors (enough to compare lists; consortium
+    papers list hundreds), or the first author's surname alone."""
+    names = split_authors(names)[:COMPARED_AUTHORS]
+    parsed = [a for a in map(author_from_name, names) if a is not None]
+    if not parsed and not is_missing(first_author):
+        only = author_from_name(f"{first_author},")
+        parsed = [only] if only else []
+    return tuple(parsed)
+
+
+def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
+    """Features for every row of ``frame``, in row order."""
+    authors_column = "authors" if "authors" in frame.columns else "author"
+    rows = zip(
+        _column(frame, "title"),
+        _column(frame, authors_column),
+        _column(frame, "first_author"),
+        _column(frame, "year"),
+        _column(frame, "volume"),
+        _column(frame, "pages"),
+        _column(frame, "journal"),
+        _column(frame, "item_type"),
+        _column(frame, "doi"),
+        _column(frame, "pmid"),
+        _column(frame, "openalex_id"),
+    )
+    features = []
+    for title, names, first, year, volume, pages, journal, item_type, doi, pmid, oa in rows:
+        venue = normalize_journal(journal)
+        page_range = normalize_pages(pages)
+        titles = title_variants(title)
+        if titles and titles[0] in venue:
+            titles = ()  # a title that only repeats the venue names no paper
+        authors = _authors(names, first)
+        doi = normalize_doi(_identifier_text(doi))
+        features.append(
+            RecordFeatures(
+                titles=titles,
+                title_keys=tuple(compact(t.split()) for t in titles),
+                title_sizes=tuple(len(t.split()) for t in titles),
+                numbers=title_numbers(titles[0] if titles else ""),
+                notice=notice_kind(title, item_type),
+                authors=authors,
+                author_words=frozenset().union(
+                    *(a.surnames if a.ordered else a.words for a in authors)
+                ),
+                year=parse_year(year),
+                volume=normalize_volume(volume),
+                page=page_range.split("-", 1)[0] if page_range else None,
+                page_range=page_range,
+                journal=venue,
+                kind=venue_kind(venue, item_type),
+                doi=doi,
+                doi_work=doi_work_key(doi),
+                pmid=normalize_pmid(_identifier_text(pmid)),
+                openalex_id=strip_openalex_id(_identifier_text(oa)),
+            )
+        )
+    return features

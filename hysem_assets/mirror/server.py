@@ -1,0 +1,669 @@
+"""A local mirror of the scholarly APIs that serves a snapshot directory under the real paths.
+
+The production clients only need different base URLs to run against it, so the embedded
+profile and the tests stay offline while still exercising the real request, paging and
+parsing code. Search terms are not evaluated: every search returns the whole snapshot of
+that source, paged the way the real API pages it. Only identifier lookups (efetch ids,
+OpenAlex ``doi:``/``pmid:``/``openalex:`` filters, Crossref and Unpaywall DOIs) select records.
+
+Snapshot layout (every folder optional; a missing one means an empty source)::
+
+    pubmed/*.xml        PubmedArticleSet documents (efetch output)
+    openalex/*.json     a list of works, an API page with "results", or one work
+    scopus/*.json       a list of search entries, or a {"search-results": ...} page
+    crossref/*.json     a list of work messages, or an API response with "message"
+    unpaywall/*.json    one Unpaywall object per file, or a list of them
+    files/*             anything served under /files/ (PDFs)
+
+Any ``{MIRROR}`` in a served body is replaced by the mirror's own root URL, so snapshot
+links such as ``{MIRROR}/files/x.pdf`` point back at the mirror whatever port it runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import re
+import secrets
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+from xml.sax.saxutils import escape
+
+from aiohttp import web
+from multidict import MultiDict, MultiDictProxy
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
+
+MIRROR_PLACEHOLDER = "{MIRROR}"
+
+#: Path prefix of each source on the mirror; a client's base URL is the root URL plus this.
+SOURCE_PREFIXES: dict[str, str] = {
+    "pubmed": "/pubmed/entrez/eutils",
+    "openalex": "/openalex",
+    "scopus": "/scopus",
+    "crossref": "/crossref",
+    "unpaywall": "/unpaywall",
+}
+
+PUBMED_SET_HEADER = (
+    '<?xml version="1.0" ?>\n'
+    '<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2025//EN" '
+    '"https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_250101.dtd">\n'
+)
+ESEARCH_HEADER = (
+    '<?xml version="1.0" encoding="UTF-8" ?>\n'
+    '<!DOCTYPE eSearchResult PUBLIC "-//NLM//DTD esearch 20060628//EN" '
+    '"https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20060628/esearch.dtd">\n'
+)
+EFETCH_ERROR_HEADER = (
+    '<?xml version="1.0" encoding="UTF-8" ?>\n'
+    '<!DOCTYPE eFetchResult PUBLIC "-//NLM//DTD efetch 20131226//EN" '
+    '"https://eutils.ncbi.nlm.nih.gov/eutils/dtd/20131226/efetch.dtd">\n'
+)
+PUBMED_RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle")
+EUTILS_MAX_RETMAX = 10_000
+OPENALEX_MAX_PER_PAGE = 200
+OPENALEX_MAX_RESULTS = 10_000
+SCOPUS_MAX_COUNT = 200
+_DOI_PREFIX = re.compile(r"^(?:https?:/+(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
+
+
+def default_snapshot_dir() -> Path:
+    """The sample snapshot bundled with the package (``hysem_assets/sample``)."""
+    return Path(__file__).resolve().parent.parent / "sample"
+
+
+def base_urls(root_url: str) -> dict[str, str]:
+    """Base URL per source for a mirror reachable at ``root_url``."""
+    root = root_url.rstrip("/")
+    return {source: root + prefix for source, prefix in SOURCE_PREFIXES.items()}
+
+
+def doi_key(value: str) -> str:
+    """Case-insensitive lookup key of a DOI given bare, as ``doi:...`` or as a resolver URL."""
+    return _DOI_PREFIX.sub("", unquote(value).strip()).lower()
+
+
+# ----------------------------------------------------------------------------- snapshot
+
+
+@dataclass
+class Snapshot:
+    """Source records held in memory, indexed the way the API handlers look them up."""
+
+    directory: Path
+    pubmed: dict[str, str] = field(default_factory=dict)
+    openalex: list[dict[str, Any]] = field(default_factory=list)
+    scopus: list[dict[str, Any]] = field(default_factory=list)
+    crossref: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unpaywall: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Snapshot:
+        """Read every source folder under ``directory``; malformed files raise naming the file."""
+        root = Path(directory)
+        if not root.is_dir():
+            raise FileNotFoundError(f"snapshot directory {root} does not exist")
+        snapshot = cls(directory=root)
+        for path in sorted((root / "pubmed").glob("*.xml")):
+            for pmid, text in _pubmed_records(path):
+                snapshot.pubmed.setdefault(pmid, text)
+        for path in _json_files(root / "openalex"):
+            snapshot.openalex.extend(_items(path, _openalex_items))
+        for path in _json_files(root / "scopus"):
+            snapshot.scopus.extend(_items(path, _scopus_items))
+        for path in _json_files(root / "crossref"):
+            snapshot.crossref.update(_by_doi(path, _crossref_items, "DOI"))
+        for path in _json_files(root / "unpaywall"):
+            snapshot.unpaywall.update(_by_doi(path, lambda data: data if isinstance(data, list) else [data], "doi"))
+        return snapshot
+
+    @property
+    def files_dir(self) -> Path:
+        return self.directory / "files"
+
+    def find_openalex(self, identifier: str) -> dict[str, Any] | None:
+        """Look a work up by OpenAlex id, DOI or PMID in any of the forms OpenAlex accepts."""
+        value = unquote(identifier).strip()
+        lowered = value.lower()
+        if lowered.startswith("pmid:"):
+            return self._first(_openalex_pmid, value[5:].strip())
+        if _DOI_PREFIX.match(value) or lowered.startswith("10."):
+            return self._first(_openalex_doi, doi_key(value))
+        return self._first(_openalex_short_id, value.rstrip("/").rsplit("/", 1)[-1].upper())
+
+    def _first(self, key: Callable[[dict[str, Any]], str | None], wanted: str) -> dict[str, Any] | None:
+        return next((work for work in self.openalex if key(work) == wanted), None)
+
+
+def _json_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json"))
+
+
+def _items(path: Path, extract: Callable[[Any], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    try:
+        return extract(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a recognised API payload ({error})") from error
+
+
+def _by_doi(path: Path, extract: Callable[[Any], list[dict[str, Any]]], key: str) -> dict[str, dict[str, Any]]:
+    items = _items(path, extract)
+    missing = [position for position, item in enumerate(items) if not item.get(key)]
+    if missing:
+        raise ValueError(f"{path}: item {missing[0]} has no '{key}'")
+    return {doi_key(item[key]): item for item in items}
+
+
+def _openalex_items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, list):
+        return data
+    if "results" in data:
+        return data["results"]
+    if "id" in data:
+        return [data]
+    raise KeyError("expected a list of works, an API page or a work")
+
+
+def _scopus_items(data: Any) -> list[dict[str, Any]]:
+    entries = data["search-results"].get("entry", []) if isinstance(data, dict) else data
+    return [entry for entry in entries if "error" not in entry]
+
+
+def _crossref_items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, list):
+        return data
+    message = data.get("message", data)
+    return message["items"] if "items" in message else [message]
+
+
+def _pubmed_records(path: Path) -> Iterable[tuple[str, str]]:
+    """(PMID, serialized element) for each article of a PubmedArticleSet file."""
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as error:
+        raise ValueError(f"{path}: not well-formed XML ({error})") from error
+    for element in root:
+        if element.tag not in PUBMED_RECORD_TAGS:
+            continue
+        pmid = element.findtext("MedlineCitation/PMID") or element.findtext("BookDocument/PMID")
+        if not pmid:
+            raise ValueError(f"{path}: a {element.tag} without a PMID")
+        element.tail = None
+        yield pmid.strip(), ET.tostring(element, encoding="unicode")
+
+
+def _openalex_short_id(work: dict[str, Any]) -> str:
+    return str(work.get("id", "")).rsplit("/", 1)[-1].upper()
+
+
+def _openalex_doi(work: dict[str, Any]) -> str | None:
+    return doi_key(work["doi"]) if work.get("doi") else None
+
+
+def _openalex_pmid(work: dict[str, Any]) -> str | None:
+    pmid = (work.get("ids") or {}).get("pmid")
+    return str(pmid).rstrip("/").rsplit("/", 1)[-1] if pmid else None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _root_url(request: web.Request) -> str:
+    return f"{request.scheme}://{request.host}"
+
+
+def _json(request: web.Request, payload: Any, status: int = 200) -> web.Response:
+    text = json.dumps(payload, ensure_ascii=False).replace(MIRROR_PLACEHOLDER, _root_url(request))
+    return web.json_response(text=text, status=status)
+
+
+def _xml(request: web.Request, text: str, status: int = 200) -> web.Response:
+    body = text.replace(MIRROR_PLACEHOLDER, _root_url(request))
+    return web.Response(text=body, status=status, content_type="text/xml", charset="UTF-8")
+
+
+async def _params(request: web.Request) -> MultiDict[str]:
+    """Query string plus form body: E-utilities accept the same parameters either way."""
+    params: MultiDict[str] = MultiDict(request.query)
+    if request.method == "POST":
+        form: MultiDictProxy[Any] = await request.post()
+        params.extend((key, str(value)) for key, value in form.items())
+    return params
+
+
+def _int(params: Mapping[str, str], name: str, default: int) -> int:
+    """A non-negative integer parameter; ValueError names the parameter for the error body."""
+    raw = params.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got '{raw}'") from None
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got '{raw}'")
+    return value
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps(["mirror", offset]).encode()).decode()
+
+
+def _decode_cursor(token: str) -> int:
+    """Offset behind an opaque cursor; ``*`` starts at 0. ValueError for anything else."""
+    if token == "*":
+        return 0
+    try:
+        tag, offset = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except (binascii.Error, ValueError, TypeError):
+        raise ValueError(f"invalid cursor '{token}'") from None
+    if tag != "mirror" or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"invalid cursor '{token}'")
+    return offset
+
+
+# ----------------------------------------------------------------------------- PubMed
+
+
+class _PubMed:
+    """E-utilities esearch/efetch over the snapshot's PubMed records."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.histories: dict[str, list[list[str]]] = {}
+
+    async def esearch(self, request: web.Request) -> web.Response:
+        """Every term matches the whole snapshot; paging and the history server are honoured."""
+        params = await _params(request)
+        database = params.get("db", "pubmed")
+        if database != "pubmed":
+            return self._error(request, "eSearchResult", f"Invalid db name specified: {database}")
+        try:
+            start = _int(params, "retstart", 0)
+            count = min(_int(params, "retmax", 20), EUTILS_MAX_RETMAX)
+        except ValueError as error:
+            return self._error(request, "eSearchResult", str(error))
+        all_ids = list(self.snapshot.pubmed)
+        ids = all_ids[start : start + count]
+        history = self._store(params, all_ids) if params.get("usehistory", "").lower() == "y" else None
+        term = params.get("term", "")
+        if params.get("retmode", "xml").lower() == "json":
+            return _json(request, self._esearch_json(len(all_ids), start, ids, history, term))
+        if params.get("rettype") == "count":
+            return _xml(request, f"{ESEARCH_HEADER}<eSearchResult><Count>{len(all_ids)}</Count></eSearchResult>\n")
+        return _xml(request, self._esearch_xml(len(all_ids), start, ids, history, term))
+
+    def _store(self, params: MultiDict[str], ids: list[str]) -> tuple[str, int]:
+        """Keep the result on the history server; reuse a known WebEnv as the real one does."""
+        webenv = params.get("WebEnv") or params.get("webenv") or ""
+        if webenv not in self.histories:
+            webenv = f"MCID_{secrets.token_hex(12)}"
+            self.histories[webenv] = []
+        self.histories[webenv].append(ids)
+        return webenv, len(self.histories[webenv])
+
+    @staticmethod
+    def _esearch_xml(total: int, start: int, ids: list[str], history: tuple[str, int] | None, term: str) -> str:
+        parts = [f"<Count>{total}</Count><RetMax>{len(ids)}</RetMax><RetStart>{start}</RetStart>"]
+        if history:
+            parts.append(f"<QueryKey>{history[1]}</QueryKey><WebEnv>{history[0]}</WebEnv>")
+        id_list = "".join(f"<Id>{pmid}</Id>\n" for pmid in ids)
+        parts.append(f"<IdList>\n{id_list}</IdList>" if ids else "<IdList/>")
+        parts.append(f"<TranslationSet/><QueryTranslation>{escape(term)}</QueryTranslation>")
+        return f"{ESEARCH_HEADER}<eSearchResult>{''.join(parts)}</eSearchResult>\n"
+
+    @staticmethod
+    def _esearch_json(
+        total: int, start: int, ids: list[str], history: tuple[str, int] | None, term: str
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = {"count": str(total), "retmax": str(len(ids)), "retstart": str(start)}
+        if history:
+            result.update(querykey=str(history[1]), webenv=history[0])
+        result.update(idlist=ids, translationset=[], querytranslation=term)
+        return {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": result}
+
+    async def efetch(self, request: web.Request) -> web.Response:
+        """Records for ``id=`` (in the requested order) or for a WebEnv/query_key slice."""
+        params = await _params(request)
+        database = params.get("db", "pubmed")
+        if database != "pubmed":
+            return self._error(request, "eFetchResult", f"Invalid db name specified: {database}")
+        if params.get("retmode", "xml").lower() != "xml":
+            return self._error(request, "eFetchResult", "The mirror serves PubMed records as retmode=xml only")
+        requested = [part.strip() for value in params.getall("id", []) for part in value.split(",") if part.strip()]
+        if not requested:
+            try:
+                requested = self._history_slice(params)
+            except (KeyError, ValueError) as error:
+                return self._error(request, "eFetchResult", error.args[0])
+        records = [self.snapshot.pubmed[pmid] for pmid in requested if pmid in self.snapshot.pubmed]
+        body = "\n".join(records)
+        return _xml(request, f"{PUBMED_SET_HEADER}<PubmedArticleSet>\n{body}</PubmedArticleSet>\n")
+
+    def _history_slice(self, params: MultiDict[str]) -> list[str]:
+        webenv = params.get("WebEnv") or params.get("webenv")
+        if not webenv:
+            raise KeyError("Empty id list - nothing todo")
+        start = _int(params, "retstart", 0)
+        count = min(_int(params, "retmax", 20), EUTILS_MAX_RETMAX)
+        key = _int(params, "query_key", 1)
+        stored = self.histories.get(webenv, [])
+        if not 1 <= key <= len(stored):
+            raise KeyError(
+                f"Cannot retrieve history data. query_key: {key}, WebEnv: {webenv}, retstart: {start}, retmax: {count}"
+            )
+        return stored[key - 1][start : start + count]
+
+    @staticmethod
+    def _error(request: web.Request, root: str, message: str) -> web.Response:
+        header = EFETCH_ERROR_HEADER if root == "eFetchResult" else ESEARCH_HEADER
+        return _xml(request, f"{header}<{root}>\n\t<ERROR>{escape(message)}</ERROR>\n</{root}>\n", status=400)
+
+
+# ----------------------------------------------------------------------------- OpenAlex
+
+
+_OPENALEX_FILTER_KEYS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "doi": _openalex_doi,
+    "ids.openalex": _openalex_short_id,
+    "openalex": _openalex_short_id,
+    "openalex_id": _openalex_short_id,
+    "ids.pmid": _openalex_pmid,
+    "pmid": _openalex_pmid,
+}
+
+
+def _openalex_error(request: web.Request, message: str, status: int = 400) -> web.Response:
+    return _json(request, {"error": "Invalid query parameters error.", "message": message}, status=status)
+
+
+def _filter_value(key: Callable[[dict[str, Any]], str | None], value: str) -> str:
+    """Normalise a filter value the same way ``key`` normalises the work's identifier."""
+    if key is _openalex_doi:
+        return doi_key(value)
+    return value.strip().rstrip("/").rsplit("/", 1)[-1].upper()
+
+
+def _identifier_filter(expression: str) -> Callable[[dict[str, Any]], bool]:
+    """Keep identifier filters (doi, openalex, pmid; ``|`` for OR); other filters are ignored."""
+    tests = []
+    for clause in expression.split(","):
+        name, _, values = clause.partition(":")
+        key = _OPENALEX_FILTER_KEYS.get(name.strip().lower())
+        if key is not None:
+            tests.append((key, {_filter_value(key, value) for value in values.split("|") if value.strip()}))
+    return lambda work: all(_filter_value(key, key(work) or "") in wanted for key, wanted in tests)
+
+
+def _select(work: dict[str, Any], fields: str | None) -> dict[str, Any]:
+    if not fields:
+        return work
+    wanted = [name.strip() for name in fields.split(",") if name.strip()]
+    return {name: work.get(name) for name in wanted}
+
+
+class _OpenAlex:
+    """``/works`` with cursor or page paging, and ``/works/{id}``."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+
+    async def works(self, request: web.Request) -> web.Response:
+        """Cursor paging returns a next_cursor while a page has results, then null (as the API does)."""
+        started = time.perf_counter()
+        params = request.query
+        try:
+            per_page = _int(params, "per-page" if "per-page" in params else "per_page", 25)
+            page = _int(params, "page", 1)
+        except ValueError as error:
+            return _openalex_error(request, str(error))
+        if not 1 <= per_page <= OPENALEX_MAX_PER_PAGE:
+            return _openalex_error(request, f"per-page parameter must be between 1 and {OPENALEX_MAX_PER_PAGE}")
+        cursor = params.get("cursor")
+        if cursor is not None and "page" in params:
+            return _openalex_error(request, "Cannot use page parameter with cursor pagination")
+        keep = _identifier_filter(params.get("filter", ""))
+        works = [work for work in self.snapshot.openalex if keep(work)]
+        if cursor is None:
+            if page < 1 or page * per_page > OPENALEX_MAX_RESULTS:
+                return _openalex_error(request, "Maximum results size of 10,000 records is exceeded. "
+                                                "Cursor pagination is required for records beyond 10,000.")
+            offset, shown_page = (page - 1) * per_page, page
+        else:
+            try:
+                offset, shown_page = _decode_cursor(cursor), None
+            except ValueError as error:
+                return _openalex_error(request, str(error))
+        results = works[offset : offset + per_page]
+        next_cursor = _encode_cursor(offset + len(results)) if cursor is not None and results else None
+        meta = {
+            "count": len(works),
+            "db_response_time_ms": round((time.perf_counter() - started) * 1000),
+            "page": shown_page,
+            "per_page": per_page,
+            "next_cursor": next_cursor,
+            "groups_count": None,
+        }
+        selected = [_select(work, params.get("select")) for work in results]
+        return _json(request, {"meta": meta, "results": selected, "group_by": []})
+
+    async def work(self, request: web.Request) -> web.Response:
+        identifier = request.match_info["id"]
+        work = self.snapshot.find_openalex(identifier)
+        if work is None:
+            message = f"Work {identifier} is not in the mirror snapshot."
+            return _json(request, {"error": "404 Not Found", "message": message}, status=404)
+        return _json(request, _select(work, request.query.get("select")))
+
+
+# ----------------------------------------------------------------------------- Scopus
+
+
+def _scopus_error(request: web.Request, status: int, code: str, text: str) -> web.Response:
+    return _json(request, {"service-error": {"status": {"statusCode": code, "statusText": text}}}, status=status)
+
+
+class _Scopus:
+    """The Scopus Search API (``/content/search/scopus``): start/count paging and cursors."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+
+    async def search(self, request: web.Request) -> web.Response:
+        params = MultiDict(request.query)
+        if not (request.headers.get("X-ELS-APIKey") or params.get("apiKey")):
+            return _scopus_error(request, 401, "AUTHENTICATION_ERROR",
+                                 "Requestor configuration settings insufficient for access to this resource.")
+        try:
+            count = _int(params, "count", 25)
+            start = _int(params, "start", 0)
+            cursor = params.get("cursor")
+            if cursor is not None:
+                start = _decode_cursor(cursor)
+        except ValueError as error:
+            return _scopus_error(request, 400, "INVALID_INPUT", str(error))
+        if count > SCOPUS_MAX_COUNT:
+            return _scopus_error(request, 400, "INVALID_INPUT",
+                                 "Exceeds the maximum number allowed for the service level")
+        total = len(self.snapshot.scopus)
+        entries = self.snapshot.scopus[start : start + count]
+        results: dict[str, Any] = {
+            "opensearch:totalResults": str(total),
+            "opensearch:startIndex": str(start),
+            "opensearch:itemsPerPage": str(len(entries)),
+            "opensearch:Query": {"@role": "request", "@searchTerms": params.get("query", ""), "@startPage": str(start)},
+            "link": self._links(request, start, count, total, cursor is None),
+        }
+        if cursor is not None:
+            results["cursor"] = {"@current": cursor, "@next": _encode_cursor(start + len(entries)) if entries else ""}
+        results["entry"] = entries or [{"@_fa": "true", "error": "Result set was empty"}]
+        return _json(request, {"search-results": results})
+
+    @staticmethod
+    def _links(request: web.Request, start: int, count: int, total: int, offsets: bool) -> list[dict[str, str]]:
+        """self/first/prev/next/last links; the API key is never echoed back into them."""
+        query = {key: value for key, value in request.query.items() if key != "apiKey"}
+        url = request.url.with_query(query)
+
+        def link(ref: str, at: int | None = None) -> dict[str, str]:
+            target = url.update_query(start=str(at)) if at is not None and offsets else url
+            return {"@_fa": "true", "@ref": ref, "@href": str(target), "@type": "application/json"}
+
+        links = [link("self"), link("first", 0)]
+        if offsets and start > 0:
+            links.append(link("prev", max(start - count, 0)))
+        if offsets and start + count < total:
+            links.append(link("next", start + count))
+            links.append(link("last", max(total - count, 0)))
+        return links
+
+
+# ----------------------------------------------------------------------------- Crossref, Unpaywall, files
+
+
+class _Lookups:
+    """Single-DOI endpoints (Crossref works, Unpaywall v2) and the /files area."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+
+    async def crossref_work(self, request: web.Request) -> web.Response:
+        message = self.snapshot.crossref.get(doi_key(request.match_info["doi"]))
+        if message is None:
+            return web.Response(text="Resource not found.", status=404, content_type="text/plain")
+        envelope = {"status": "ok", "message-type": "work", "message-version": "1.0.0", "message": message}
+        return _json(request, envelope)
+
+    async def unpaywall(self, request: web.Request) -> web.Response:
+        doi = unquote(request.match_info["doi"])
+        if not request.query.get("email"):
+            message = "Please add an email address to your request: ?email=you@example.com"
+            return _json(request, {"HTTP_status_code": 422, "error": True, "message": message}, status=422)
+        found = self.snapshot.unpaywall.get(doi_key(doi))
+        if found is None:
+            message = f"'{doi}' is an invalid doi. See https://doi.org/{doi}"
+            return _json(request, {"HTTP_status_code": 404, "error": True, "message": message}, status=404)
+        return _json(request, found)
+
+    async def file(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        folder = self.snapshot.files_dir.resolve()
+        path = (folder / name).resolve()
+        if name.startswith(".") or path.parent != folder or not path.is_file():
+            return web.Response(text=f"{name} is not in the mirror snapshot.", status=404, content_type="text/plain")
+        return web.FileResponse(path)
+
+
+def create_app(snapshot: Snapshot, middlewares: Sequence[Middleware] = ()) -> web.Application:
+    """An aiohttp application serving ``snapshot`` under every source's real API paths.
+
+    ``middlewares`` wrap every handler, e.g. to inject throttling or faults in resilience drills.
+    """
+    pubmed, openalex, scopus, lookups = _PubMed(snapshot), _OpenAlex(snapshot), _Scopus(snapshot), _Lookups(snapshot)
+    app = web.Application(middlewares=list(middlewares))
+    eutils = SOURCE_PREFIXES["pubmed"]
+    for method in ("GET", "POST"):
+        app.router.add_route(method, f"{eutils}/esearch.fcgi", pubmed.esearch)
+        app.router.add_route(method, f"{eutils}/efetch.fcgi", pubmed.efetch)
+    app.router.add_get(f"{SOURCE_PREFIXES['openalex']}/works", openalex.works)
+    app.router.add_get(f"{SOURCE_PREFIXES['openalex']}/works/{{id:.+}}", openalex.work)
+    app.router.add_get(f"{SOURCE_PREFIXES['scopus']}/content/search/scopus", scopus.search)
+    app.router.add_get(f"{SOURCE_PREFIXES['crossref']}/works/{{doi:.+}}", lookups.crossref_work)
+    app.router.add_get(f"{SOURCE_PREFIXES['unpaywall']}/v2/{{doi:.+}}", lookups.unpaywall)
+    app.router.add_get("/files/{name}", lookups.file)
+    return app
+
+
+# ----------------------------------------------------------------------------- running
+
+
+class MirrorServer:
+    """Runs the mirror on its own event loop in a daemon thread.
+
+    Synchronous callers (Dagster resources, tests, the command line) can start it, read
+    ``base_urls`` and point unchanged clients at it. Use as a context manager or call
+    ``start()``/``stop()``; ``port=0`` binds a free port.
+    """
+
+    def __init__(
+        self,
+        snapshot_dir: str | Path | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        middlewares: Sequence[Middleware] = (),
+    ) -> None:
+        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else default_snapshot_dir()
+        self.middlewares = tuple(middlewares)
+        self.host = host
+        self.port = port
+        self.snapshot: Snapshot | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+
+    def start(self) -> MirrorServer:
+        """Load the snapshot and start serving; returns once the port accepts connections."""
+        if self._thread is not None:
+            return self
+        self.snapshot = Snapshot.load(self.snapshot_dir)
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="hysem-mirror", daemon=True)
+        thread.start()
+        self._loop, self._thread = loop, thread
+        try:
+            asyncio.run_coroutine_threadsafe(self._serve(self.snapshot), loop).result(timeout=30)
+        except BaseException:
+            self._halt()
+            raise
+        return self
+
+    async def _serve(self, snapshot: Snapshot) -> None:
+        runner = web.AppRunner(create_app(snapshot, self.middlewares), access_log=None)
+        await runner.setup()
+        self._runner = runner
+        await web.TCPSite(runner, self.host, self.port).start()
+        self.port = runner.addresses[0][1]
+
+    def stop(self) -> None:
+        """Stop serving and end the loop thread; safe to call twice."""
+        if self._loop is None:
+            return
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(timeout=30)
+            self._runner = None
+        self._halt()
+
+    def _halt(self) -> None:
+        assert self._loop is not None and self._thread is not None
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._loop.close()
+        self._loop = self._thread = None
+
+    def __enter__(self) -> MirrorServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def root_url(self) -> str:
+        if self._thread is None:
+            raise RuntimeError("the mirror is not running; call start() first")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def base_urls(self) -> dict[str, str]:
+        """Base URL per source (pubmed, openalex, scopus, crossref, unpaywall)."""
+        return base_urls(self.root_url)

@@ -1,0 +1,49 @@
+"""Run the raw_metadata assets the way Dagster does, against servers on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from dagster import DagsterInstance, materialize
+
+from hysem_assets.acquisition.assets import raw_metadata_assets
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.resources import ScholarlyApis
+from hysem_assets.storage import ParquetStorage
+
+SAMPLE = "air-pollution-cardio-ml"
+
+
+def write_profile(path: Path, *, page_size: int = 200, max_retries: int = 2, read_timeout_s: float = 5.0) -> Path:
+    """A profile without the bundled mirror, small pages and fast retries."""
+    profile = {
+        "name": "test",
+        "mirror": False,
+        "http": {"connect_timeout_s": 2, "read_timeout_s": read_timeout_s, "max_retries": max_retries,
+                 "backoff_base_s": 0.01, "backoff_max_s": 0.05},
+        "sources": {s: {"requests_per_second": 200, "max_concurrency": 4, "page_size": page_size}
+                    for s in ("pubmed", "openalex", "scopus")},
+    }
+    path.write_text(yaml.safe_dump(profile), encoding="utf-8")
+    return path
+
+
+def run_raw_metadata(instance: DagsterInstance, partition: str = SAMPLE, raise_on_error: bool = False):
+    instance.add_dynamic_partitions(queries_partitions.name, [partition])
+    return materialize(
+        raw_metadata_assets,
+        instance=instance,
+        resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+        partition_key=partition,
+        raise_on_error=raise_on_error,
+    )
+
+
+def materialization(result, source: str):
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key.path == ["raw_metadata", source]]
+    return event.materialization
+
+
+def metadata_value(result, source: str, key: str):
+    return materialization(result, source).metadata[key].value

@@ -1,0 +1,75 @@
+"""The `hysem` command, run in-process against a private HYSEM_HOME and config folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from dagster import DagsterInstance
+
+from hysem_assets.cli import SAMPLE_QUERY, main
+from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.settings import PROJECT_ROOT
+
+EXPECTED = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "config"
+    shutil.copytree(PROJECT_ROOT / "config", folder)
+    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(folder))
+    return folder
+
+
+def invoke(*args: str):
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result
+
+
+def test_demo_then_status_show_the_three_sources(config: Path, isolated_home: Path, tmp_path: Path):
+    assert invoke("demo").exit_code == 0
+    status = invoke("status", "--query", SAMPLE_QUERY, "--json")
+    rows = {row["asset"]: row for row in json.loads(status.output)}
+    for source, count in EXPECTED.items():
+        assert rows[f"raw_metadata/{source}"]["materialized"] is True
+        assert rows[f"raw_metadata/{source}"]["rows"] == count
+    assert (isolated_home / "dagster" / "dagster.yaml").is_file()
+
+    csv_path, parquet_path = tmp_path / "pubmed.csv", tmp_path / "pubmed.parquet"
+    assert invoke("show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY, "-o", str(csv_path)).exit_code == 0
+    assert len(pd.read_csv(csv_path)) == EXPECTED["pubmed"]
+    invoke("show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY, "--format", "parquet", "-o", str(parquet_path))
+    assert pd.read_parquet(parquet_path)["source"].eq("pubmed").all()
+    as_json = invoke("show", "raw_metadata/scopus", "--query", SAMPLE_QUERY, "--format", "json")
+    assert len(json.loads(as_json.output)) == EXPECTED["scopus"]
+
+
+def test_query_add_appends_registers_and_materializes_a_selection(config: Path, isolated_home: Path):
+    added = invoke("query", "add", "ozone and stroke", "--sources", "pubmed,openalex", "--from", "2018-01-01")
+    assert added.exit_code == 0, added.output
+    assert "ozone-and-stroke" in (config / "queries.yaml").read_text()
+    listed = json.loads(invoke("query", "list", "--json").output)
+    assert [q["slug"] for q in listed] == [SAMPLE_QUERY, "ozone-and-stroke"]
+    with DagsterInstance.from_config(str(isolated_home / "dagster")) as instance:
+        assert "ozone-and-stroke" in instance.get_dynamic_partitions("queries")
+
+    ran = invoke("materialize", "--query", "ozone-and-stroke", "--select", "raw_metadata/pubmed")
+    assert ran.exit_code == 0, ran.output
+    rows = {r["asset"]: r for r in json.loads(invoke("status", "--query", "ozone-and-stroke", "--json").output)}
+    assert rows["raw_metadata/pubmed"]["materialized"] and not rows["raw_metadata/openalex"]["materialized"]
+
+
+def test_clear_errors_for_unknown_query_duplicate_and_missing_asset(config: Path):
+    unknown = invoke("status", "--query", "nope")
+    assert unknown.exit_code == 1 and "No query with slug 'nope'" in unknown.output
+    duplicate = invoke("query", "add", "anything", "--slug", SAMPLE_QUERY)
+    assert duplicate.exit_code == 1 and "already exists" in duplicate.output
+    missing = invoke("show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY)
+    assert missing.exit_code == 1 and "is not materialized" in missing.output and "hysem materialize" in missing.output
+    bad_slug = invoke("query", "add", "x", "--slug", "a/b")
+    assert bad_slug.exit_code == 2 and "slug" in bad_slug.output

@@ -1,0 +1,146 @@
+"""The bundled sample snapshot is complete, consistent with its ground truth and reproducible."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hysem_assets.mirror import default_snapshot_dir
+
+SAMPLE = default_snapshot_dir()
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED_FOLDERS = ("pubmed", "openalex", "scopus", "crossref", "unpaywall")
+
+
+def load(relative: str):
+    return json.loads((SAMPLE / relative).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def truth() -> dict:
+    return load("truth.json")
+
+
+@pytest.fixture(scope="module")
+def pubmed() -> ET.Element:
+    return ET.parse(SAMPLE / "pubmed" / "efetch.xml").getroot()
+
+
+def pmid_of(element: ET.Element) -> str:
+    return element.findtext("MedlineCitation/PMID") or element.findtext("BookDocument/PMID")
+
+
+def rendered_ids(pubmed: ET.Element) -> dict[str, list[str]]:
+    return {
+        "pubmed": [pmid_of(element) for element in pubmed],
+        "openalex": [work["id"].rsplit("/", 1)[-1] for work in load("openalex/works.json")],
+        "scopus": [entry["eid"] for entry in load("scopus/entries.json")],
+    }
+
+
+def test_sample_is_large_and_overlapping_enough(truth: dict) -> None:
+    works = truth["works"]
+    assert truth["query"] == "air-pollution-cardio-ml"
+    assert len(works) == truth["unique_works"] >= 45
+    multi = [work for work in works if len({record["source"] for record in work["records"]}) > 1]
+    assert len(multi) == truth["multi_source_works"] >= 12
+    counts = truth["expected_counts"]
+    assert 25 <= counts["pubmed"] <= 35 and 30 <= counts["openalex"] <= 40 and 18 <= counts["scopus"] <= 26
+
+
+def test_truth_and_rendered_records_match_one_to_one(truth: dict, pubmed: ET.Element) -> None:
+    rendered = rendered_ids(pubmed)
+    in_truth = [(record["source"], record["source_id"]) for work in truth["works"] for record in work["records"]]
+    assert len(in_truth) == len(set(in_truth)), "a source record belongs to two works"
+    for source, ids in rendered.items():
+        assert len(ids) == len(set(ids)) == truth["expected_counts"][source]
+        assert set(ids) == {source_id for src, source_id in in_truth if src == source}
+
+
+def test_pubmed_file_has_the_efetch_shape(pubmed: ET.Element) -> None:
+    text = (SAMPLE / "pubmed" / "efetch.xml").read_text(encoding="utf-8")
+    assert text.startswith('<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC')
+    kinds = Counter(element.tag for element in pubmed)
+    assert set(kinds) == {"PubmedArticle", "PubmedBookArticle"} and kinds["PubmedBookArticle"] >= 1
+    assert all(len(pmid_of(element)) == 8 for element in pubmed)
+    labelled = [e for e in pubmed.iter("Abstract") if e.find("AbstractText[@Label]") is not None]
+    assert labelled and all(t.get("NlmCategory") for a in labelled for t in a.findall("AbstractText"))
+    assert pubmed.find(".//CollectiveName") is not None
+    assert pubmed.find(".//ArticleTitle/sub") is not None and pubmed.find(".//AbstractText/sup") is not None
+    types = {t.text for t in pubmed.iter("PublicationType")}
+    assert "Published Erratum" in types
+    titles = ["".join(element.find(".//ArticleTitle").itertext()) for element in pubmed]
+    assert "Ozone." in titles and all(title.endswith(".") for title in titles)
+
+
+def test_dedup_traps_are_present(truth: dict) -> None:
+    works = {work["id"]: work for work in truth["works"]}
+    relations = {(work["id"], rel["type"]): rel["work"] for work in works.values() for rel in work["relations"]}
+    erratum = next(w for w in works.values() if w["kind"] == "erratum")
+    assert relations[(erratum["id"], "erratum-for")] in works
+    preprint = next(w for w in works.values() if w["kind"] == "preprint")
+    journal_version = works[relations[(preprint["id"], "published-as")]]
+    assert journal_version["doi"] != preprint["doi"]
+    conference = next(w for w in works.values() if (w["id"], "extended-by") in relations)
+    assert conference["kind"] == "conference-paper"
+    assert works[relations[(conference["id"], "extended-by")]]["kind"] == "journal-article"
+    by_title = Counter(work["title"].lower() for work in works.values())
+    repeated = [title for title, count in by_title.items() if count > 1]
+    assert repeated and len({w["year"] for w in works.values() if w["title"].lower() == repeated[0]}) == 2
+    assert len([w for w in works.values() if len(w["title"].split()) <= 2]) >= 2
+
+
+def test_sources_disagree_the_way_real_ones_do(pubmed: ET.Element) -> None:
+    openalex = load("openalex/works.json")
+    scopus = load("scopus/entries.json")
+    assert all("abstract" not in work for work in openalex)
+    assert any(work["abstract_inverted_index"] for work in openalex)
+    assert all(work["doi"] is None or work["doi"].startswith("https://doi.org/") for work in openalex)
+    assert any(work["doi"] is None for work in openalex)
+    assert any(work["type"] == "preprint" for work in openalex)
+    assert any(entry.get("prism:doi", "") != entry.get("prism:doi", "").lower() for entry in scopus)
+    assert any("prism:doi" not in entry for entry in scopus)
+    assert any("dc:description" not in entry and entry["subtype"] == "ar" for entry in scopus)
+    assert {"ar", "re", "cp", "er"} <= {entry["subtype"] for entry in scopus}
+    authnames = {author["authname"] for entry in scopus for author in entry["author"]}
+    assert "Müller J." in authnames and "Gomez-Herrera M.J." in authnames
+    raw_names = {a["raw_author_name"] for work in openalex if work["language"] == "zh" for a in work["authorships"]}
+    assert "王芳" in raw_names
+
+
+def test_every_doi_has_crossref_and_unpaywall_records(truth: dict) -> None:
+    dois = {work["doi"] for work in truth["works"] if work["doi"]}
+    messages = load("crossref/works.json")
+    assert {message["DOI"] for message in messages} == dois
+    assert all(isinstance(m["title"], list) and "date-parts" in m["issued"] for m in messages)
+    unpaywall = {load(f"unpaywall/{path.name}")["doi"] for path in (SAMPLE / "unpaywall").glob("*.json")}
+    assert unpaywall == dois
+
+
+def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_sample.py"), "--out", str(tmp_path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    produced = {path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()}
+    committed = {Path("truth.json")} | {
+        path.relative_to(SAMPLE)
+        for folder in GENERATED_FOLDERS
+        for path in (SAMPLE / folder).rglob("*")
+        if path.is_file()
+    }
+    assert produced == committed
+    for relative in produced:
+        assert (tmp_path / relative).read_bytes() == (SAMPLE / relative).read_bytes(), relative
+
+
+def test_sample_stays_small() -> None:
+    total = sum(path.stat().st_size for path in SAMPLE.rglob("*") if path.is_file())
+    assert total < 1_500_000

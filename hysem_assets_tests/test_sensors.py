@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, SkipReason, build_sensor_context
+
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.sensors import new_query_slugs, queries_sensor
+
+
+def test_new_query_slugs_keeps_file_order():
+    assert new_query_slugs(["c", "a", "b"], ["a"]) == ["c", "b"]
+
+
+def test_sensor_registers_added_queries_and_requests_their_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "queries.yaml").write_text(
+        "queries:\n  - slug: ozone-stroke\n    query: ozone stroke\n  - slug: no2-heart\n    query: no2 heart\n"
+    )
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(queries_partitions.name, ["ozone-stroke"])
+        result = queries_sensor(build_sensor_context(instance=instance))
+        assert [r.partition_key for r in result.run_requests] == ["no2-heart"]
+        assert result.run_requests[0].run_key == "query:no2-heart"
+        [add_request] = result.dynamic_partitions_requests
+        assert add_request.partitions_def_name == "queries" and list(add_request.partition_keys) == ["no2-heart"]
+
+        instance.add_dynamic_partitions(queries_partitions.name, ["no2-heart"])
+        assert isinstance(queries_sensor(build_sensor_context(instance=instance)), SkipReason)
