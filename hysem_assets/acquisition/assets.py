@@ -6,6 +6,7 @@ import pandas as pd
 from dagster import AssetExecutionContext, AssetsDefinition, Failure, MetadataValue, Output, asset
 
 from hysem_assets.acquisition.report import fatal_error, outcome_metadata
+from hysem_assets.acquisition.types import RawMetadataFrame
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.progress import Progress
 from hysem_assets.queries import METADATA_SOURCES, get_query
@@ -29,6 +30,7 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
         partitions_def=queries_partitions,
         description=DESCRIPTIONS[source],
         kinds={"python", "parquet"},
+        dagster_type=RawMetadataFrame,
         code_version="1",
     )
     def _raw_metadata(context: AssetExecutionContext, scholarly_apis: ScholarlyApis) -> Output[pd.DataFrame]:
@@ -46,8 +48,8 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
             outcome = scholarly_apis.fetch(source, spec, progress)
         finally:
             progress.close()
-        if outcome.skipped:
-            context.log.warning(outcome.skipped)
+        for message in filter(None, [outcome.skipped, *outcome.notes]):
+            context.log.warning(message)
         for failure in outcome.failures:
             context.log.warning(f"{source} {failure.where}: {failure.reason}")
         error = fatal_error(outcome)

@@ -50,6 +50,8 @@ def outcome_metadata(outcome: FetchOutcome, frame: pd.DataFrame, endpoint_url: s
     }
     if outcome.failures:
         metadata["failure_details"] = MetadataValue.md(failures_table(outcome))
+    if outcome.notes:
+        metadata["notes"] = MetadataValue.md("\n".join(f"- {note}" for note in outcome.notes))
     if outcome.skipped:
         metadata["skipped"] = outcome.skipped
     return metadata

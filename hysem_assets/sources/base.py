@@ -47,6 +47,8 @@ class FetchOutcome:
     failures: list[Failure] = field(default_factory=list)
     total_available: int | None = None
     skipped: str | None = None
+    #: What the source said about the query itself (e.g. PubMed ignoring an unknown phrase).
+    notes: list[str] = field(default_factory=list)
     stats: RequestStats = field(default_factory=RequestStats)
 
     def fail(self, where: str, error: Exception) -> None:

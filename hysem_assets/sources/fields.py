@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hysem_assets.sources.errors import SourceFormatError
@@ -49,3 +50,17 @@ def load_json_object(body: bytes, source: str, where: str) -> dict[str, Any]:
             "check the base URL and the request path",
         )
     return value
+
+
+def parse_each(
+    items: list[Any], parse: Callable[[dict[str, Any]], dict[str, Any]], id_key: str, label: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Parse every item of a page; one broken item becomes a failure naming it, not a lost page."""
+    records, failures = [], []
+    for position, item in enumerate(items, start=1):
+        try:
+            records.append(parse(item))
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            item_id = item.get(id_key) if isinstance(item, dict) else None
+            failures.append(f"{item_id or f'{label} #{position}'}: {exc}")
+    return records, failures

@@ -8,7 +8,7 @@ from typing import Any
 from hysem_assets.identifiers import normalize_doi, normalize_pmid, strip_openalex_id
 from hysem_assets.records import empty_record, to_json_text
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, load_json_object, page_range
+from hysem_assets.sources.fields import clean_text, load_json_object, page_range, parse_each
 from hysem_assets.sources.names import citation_name
 
 SOURCE = "OpenAlex"
@@ -42,13 +42,7 @@ def parse_works_page(body: bytes, where: str) -> WorksPage:
             "check that the base URL points at the OpenAlex API and the path is /works",
         )
     meta = page.get("meta") or {}
-    records, failures = [], []
-    for position, work in enumerate(results, start=1):
-        try:
-            records.append(parse_work(work))
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            work_id = work.get("id") if isinstance(work, dict) else None
-            failures.append(f"{work_id or f'result #{position}'}: {exc}")
+    records, failures = parse_each(results, parse_work, "id", "result")
     return WorksPage(
         records=records,
         next_cursor=meta.get("next_cursor") or None,

@@ -47,6 +47,7 @@ async def fetch_pubmed(
         outcome.fail("esearch", exc)
         return outcome
     outcome.total_available = search.count
+    outcome.notes.extend(search.warnings)
     wanted = min(search.count, spec.max_records, MAX_RECORDS)
     if not (search.webenv and search.query_key):
         wanted = min(wanted, len(search.ids))

@@ -9,7 +9,7 @@ from typing import Any
 from hysem_assets.identifiers import normalize_doi, normalize_pmid
 from hysem_assets.records import empty_record, to_json_text
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, leading_year, load_json_object
+from hysem_assets.sources.fields import clean_text, leading_year, load_json_object, parse_each
 from hysem_assets.sources.names import citation_name, format_name, split_name
 
 SOURCE = "Scopus"
@@ -49,17 +49,10 @@ def parse_search_page(body: bytes, where: str) -> SearchPage:
         raise SourceFormatError(
             SOURCE, where, "'entry' is not a list", "retry the request; report it if it persists"
         )
-    records, failures = [], []
-    for position, entry in enumerate(entries, start=1):
-        if isinstance(entry, dict) and "error" in entry:
-            if total:
-                failures.append(f"entry #{position}: the API says {entry['error']!r}")
-            continue
-        try:
-            records.append(parse_entry(entry))
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            entry_id = entry.get("eid") if isinstance(entry, dict) else None
-            failures.append(f"{entry_id or f'entry #{position}'}: {exc}")
+    errors = [f"entry #{n}: the API says {e['error']!r}" for n, e in enumerate(entries, 1) if _is_error(e)]
+    records, failures = parse_each([e for e in entries if not _is_error(e)], parse_entry, "eid", "entry")
+    if total:
+        failures = errors + failures
     return SearchPage(
         records=records,
         total=total,
@@ -67,6 +60,11 @@ def parse_search_page(body: bytes, where: str) -> SearchPage:
         items_per_page=_count(results, "opensearch:itemsPerPage", where),
         failures=failures,
     )
+
+
+def _is_error(entry: Any) -> bool:
+    """Scopus signals an empty result set with an entry that only holds an error."""
+    return isinstance(entry, dict) and "error" in entry
 
 
 def parse_entry(entry: dict[str, Any]) -> dict[str, Any]:
