@@ -11,7 +11,8 @@ from hysem_assets.mirror import MirrorServer, default_snapshot_dir
 from hysem_assets.queries import METADATA_SOURCES, QuerySpec
 from hysem_assets.settings import Profile, load_profile
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
-from hysem_assets.sources.endpoints import fetch, needs_mirror, resolve_endpoint
+from hysem_assets.sources.endpoints import fetch, lookup, needs_mirror, resolve_endpoint
+from hysem_assets.sources.lookups import LookupOutcome
 
 MIRRORED_SOURCES = (*METADATA_SOURCES, "crossref", "unpaywall")
 #: The bundled mirror checks that a key is sent, as Scopus does, but any value passes.
@@ -54,3 +55,6 @@ class ScholarlyApis(ConfigurableResource):
 
     def fetch(self, source: str, spec: QuerySpec, progress: ProgressCallback = no_progress) -> FetchOutcome:
         return fetch(self.endpoint(source, spec), spec, self._profile.http, progress)
+
+    def lookup(self, source: str, dois: list[str], spec: QuerySpec, progress: ProgressCallback = no_progress) -> LookupOutcome:
+        return lookup(self.endpoint(source, spec), dois, self._profile.http, progress)

@@ -123,6 +123,58 @@ def test_every_doi_has_crossref_and_unpaywall_records(truth: dict) -> None:
     assert unpaywall == dois
 
 
+def test_retraction_is_rendered_the_way_each_source_shows_it(truth: dict, pubmed: ET.Element) -> None:
+    works = {work["id"]: work for work in truth["works"]}
+    relations = {(work["id"], rel["type"]): rel["work"] for work in works.values() for rel in work["relations"]}
+    notice = next(work for work in works.values() if work["kind"] == "retraction")
+    target = works[relations[(notice["id"], "retraction-for")]]
+    assert relations[(target["id"], "has-retraction")] == notice["id"]
+    assert target["kind"] == "journal-article" and notice["doi"] != target["doi"]
+    assert notice["title"].lower().startswith("retraction") and target["title"] in notice["title"]
+    assert notice["year"] >= target["year"]
+    assert truth["retracted_dois"] == [target["doi"]]
+    ids = {work["id"]: {r["source"]: r["source_id"] for r in work["records"]} for work in (notice, target)}
+    assert {"pubmed", "openalex"} <= set(ids[target["id"]]) and "pubmed" in ids[notice["id"]]
+
+    crossref = {message["DOI"]: message for message in load("crossref/works.json")}
+    update_to = crossref[notice["doi"]]["update-to"]
+    assert crossref[notice["doi"]]["type"] == "journal-article"
+    assert [(u["DOI"], u["type"], u["label"]) for u in update_to] == [(target["doi"], "retraction", "Retraction")]
+    updated_by = crossref[target["doi"]]["updated-by"]
+    assert [(u["DOI"], u["type"], u["label"]) for u in updated_by] == [(notice["doi"], "retraction", "Retraction")]
+    assert update_to[0]["updated"] == updated_by[0]["updated"] and "date-parts" in update_to[0]["updated"]
+    retraction_links = [m for m in crossref.values() for u in m.get("updated-by", []) if u["type"] == "retraction"]
+    assert [m["DOI"] for m in retraction_links] == truth["retracted_dois"]
+
+    articles = {pmid_of(element): element for element in pubmed}
+    notice_xml = articles[ids[notice["id"]]["pubmed"]]
+    target_xml = articles[ids[target["id"]]["pubmed"]]
+
+    def types(element: ET.Element) -> dict[str, str]:
+        return {t.text: t.get("UI") for t in element.iter("PublicationType")}
+
+    def links(element: ET.Element) -> list[tuple[str, str]]:
+        return [(c.get("RefType"), c.findtext("PMID")) for c in element.iter("CommentsCorrections")]
+
+    assert types(notice_xml) == {"Retraction of Publication": "D016441"}
+    assert types(target_xml) == {"Journal Article": "D016428", "Retracted Publication": "D016440"}
+    assert links(notice_xml) == [("RetractionOf", ids[target["id"]]["pubmed"])]
+    assert links(target_xml) == [("RetractionIn", ids[notice["id"]]["pubmed"])]
+    assert notice_xml.find(".//Abstract") is None
+    target_title = "".join(target_xml.find(".//ArticleTitle").itertext())
+    assert target_title == target["title"] + "." and not target_title.lower().startswith("retract")
+    flagged = [pmid_of(e) for e in pubmed if "Retracted Publication" in {t.text for t in e.iter("PublicationType")}]
+    assert flagged == [ids[target["id"]]["pubmed"]]
+
+    openalex = {work["id"].rsplit("/", 1)[-1]: work for work in load("openalex/works.json")}
+    assert all(isinstance(work["is_retracted"], bool) for work in openalex.values())
+    assert [wid for wid, work in openalex.items() if work["is_retracted"]] == [ids[target["id"]]["openalex"]]
+    if "openalex" in ids[notice["id"]]:
+        rendered = openalex[ids[notice["id"]]["openalex"]]
+        assert rendered["type"] == "retraction" and rendered["is_retracted"] is False
+        assert rendered["referenced_works"] == [f"https://openalex.org/{ids[target['id']]['openalex']}"]
+
+
 def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
     completed = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_sample.py"), "--out", str(tmp_path)],

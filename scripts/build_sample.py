@@ -51,6 +51,7 @@ PUBLICATION_TYPES = {
     "Journal Article": "D016428", "Review": "D016454", "Systematic Review": "D000078182",
     "Published Erratum": "D016425", "Editorial": "D016421", "Letter": "D016422",
     "Research Support, Non-U.S. Gov't": "D013485",
+    "Retraction of Publication": "D016441", "Retracted Publication": "D016440",
 }
 LANGUAGES = {"eng": "en", "spa": "es", "chi": "zh"}
 COUNTRIES = {
@@ -75,12 +76,18 @@ KINDS = {
     "journal-article": KindInfo(("Journal Article",), "article", "journal-article", ("ar", "Article")),
     "review": KindInfo(("Journal Article", "Review"), "review", "journal-article", ("re", "Review")),
     "erratum": KindInfo(("Published Erratum",), "erratum", "journal-article", ("er", "Erratum")),
+    # Crossref deposits retraction notices as journal articles; the update-to link says what they are.
+    "retraction": KindInfo(("Retraction of Publication",), "retraction", "journal-article", ("er", "Erratum")),
     "editorial": KindInfo(("Editorial",), "editorial", "journal-article", ("ed", "Editorial")),
     "letter": KindInfo(("Letter",), "letter", "journal-article", ("le", "Letter")),
     "preprint": KindInfo((), "preprint", "posted-content", ("ar", "Article")),
     "conference-paper": KindInfo((), "article", "proceedings-article", ("cp", "Conference Paper")),
     "book-chapter": KindInfo(("Review",), "book-chapter", "book-chapter", ("ch", "Book Chapter")),
 }
+#: Notice -> notice-for relations that the noticed work must mirror (``has-erratum`` ...).
+MIRRORED_RELATIONS = (("erratum-for", "has-erratum"), ("retraction-for", "has-retraction"))
+#: Kinds published without peer review (no received/revised/accepted history).
+NOTICE_KINDS = ("erratum", "retraction", "editorial")
 AGGREGATION_TYPES = {"journal": "Journal", "conference": "Conference Proceeding", "book": "Book"}
 FREE_TO_READ = {
     "gold": ("publisherfullgold", "Gold"), "hybrid": ("publisherhybridgold", "Hybrid Gold"),
@@ -284,6 +291,10 @@ class Sample:
             for target in work["relations"].values():
                 if target not in self.by_id:
                     raise ValueError(f"{work['id']}: relation to unknown work {target}")
+            for forward, backward in MIRRORED_RELATIONS:
+                target = work["relations"].get(forward)
+                if target and self.by_id[target]["relations"].get(backward) != work["id"]:
+                    raise ValueError(f"{work['id']}: {forward} {target} lacks {backward} {work['id']}")
         if len(self.by_id) != len(self.works):
             raise ValueError("duplicate work ids")
 
@@ -441,8 +452,15 @@ def pubmed_citation_reference(sample: Sample, target_id: str) -> str:
     return f"{work['journal']['iso']}. {when};{work['volume']}{issue}:{work['pages']}. doi: {work['doi']}."
 
 
+#: CommentsCorrections RefType for each notice relation, in the order PubMed lists them.
+PUBMED_LINKS = (
+    ("ErratumFor", "erratum-for"), ("ErratumIn", "has-erratum"),
+    ("RetractionOf", "retraction-for"), ("RetractionIn", "has-retraction"),
+)
+
+
 def pubmed_corrections(citation: ET.Element, work: dict[str, Any], sample: Sample) -> None:
-    links = [("ErratumFor", work["relations"].get("erratum-for")), ("ErratumIn", work["relations"].get("has-erratum"))]
+    links = [(kind, work["relations"].get(relation)) for kind, relation in PUBMED_LINKS]
     links = [(kind, target) for kind, target in links if target and sample.source_id(target, "pubmed")]
     if not links:
         return
@@ -497,6 +515,23 @@ def pubmed_data(root: ET.Element, tag: str, record: Record, with_review: bool) -
         sub(ids, "ArticleId", record.pmc, IdType="pmc")
 
 
+def pubmed_types(work: dict[str, Any]) -> tuple[str, ...]:
+    """PublicationType names; a retracted article keeps its own and gains "Retracted Publication"."""
+    names = KINDS[work["kind"]].pubmed + tuple(work.get("extra_pubtypes", ()))
+    return names + (("Retracted Publication",) if "has-retraction" in work["relations"] else ())
+
+
+def pubmed_revised(work: dict[str, Any], sample: Sample) -> dt.date:
+    """DateRevised: some months after entry, or just after a later retraction notice is linked."""
+    entered = as_date(work["epub"] or work["published"])
+    revised = entered + dt.timedelta(days=400)
+    notice = work["relations"].get("has-retraction")
+    if notice:
+        notice_work = sample.by_id[notice]
+        revised = max(revised, as_date(notice_work["epub"] or notice_work["published"]) + dt.timedelta(days=7))
+    return min(revised, HARVESTED.date())
+
+
 def pubmed_article_part(citation: ET.Element, record: Record) -> None:
     """The MedlineCitation/Article element: journal issue, title, abstract, authors, types."""
     work = record.work
@@ -512,7 +547,7 @@ def pubmed_article_part(citation: ET.Element, record: Record) -> None:
     pubmed_authors(article, work["authors"])
     sub(article, "Language", work["language"])
     types = sub(article, "PublicationTypeList")
-    for name in KINDS[work["kind"]].pubmed + tuple(work.get("extra_pubtypes", ())):
+    for name in pubmed_types(work):
         sub(types, "PublicationType", name, UI=PUBLICATION_TYPES[name])
     vernacular = vernacular_title(work)
     if vernacular and work["language"] != "eng":
@@ -536,7 +571,7 @@ def pubmed_article(record: Record, sample: Sample) -> ET.Element:
     entered = as_date(work["epub"] or work["published"])
     if indexed:
         date_element(citation, "DateCompleted", entered + dt.timedelta(days=45))
-    date_element(citation, "DateRevised", min(entered + dt.timedelta(days=400), HARVESTED.date()))
+    date_element(citation, "DateRevised", pubmed_revised(work, sample))
     pubmed_article_part(citation, record)
     info = sub(citation, "MedlineJournalInfo")
     sub(info, "Country", journal["country"])
@@ -549,7 +584,7 @@ def pubmed_article(record: Record, sample: Sample) -> ET.Element:
     if indexed:
         pubmed_mesh(citation, work, sample)
     pubmed_keywords(citation, work)
-    pubmed_data(root, "PubmedData", record, with_review=work["kind"] not in ("erratum", "editorial"))
+    pubmed_data(root, "PubmedData", record, with_review=work["kind"] not in NOTICE_KINDS)
     return root
 
 
@@ -729,7 +764,14 @@ def counts_by_year(work: dict[str, Any]) -> list[dict[str, int]]:
 
 
 def referenced_works(work: dict[str, Any], sample: Sample) -> list[str]:
-    """Cite up to three earlier sample works so the citation graph is not empty."""
+    """Cite up to three earlier sample works so the citation graph is not empty.
+
+    A retraction notice cites just the retracted article.
+    """
+    retracted = work["relations"].get("retraction-for")
+    if retracted:
+        target = sample.by_id[retracted]["sources"].get("openalex")
+        return [f"https://openalex.org/{target['id']}"] if target else []
     earlier = [
         other for other in sample.works
         if "openalex" in other["sources"] and as_date(other["published"]) < as_date(work["published"])
@@ -803,7 +845,7 @@ def openalex_work(record: Record, sample: Sample) -> dict[str, Any]:
         "biblio": {
             "volume": work.get("volume"), "issue": work.get("issue"), "first_page": first, "last_page": last or first,
         },
-        "is_retracted": False,
+        "is_retracted": "has-retraction" in work["relations"],
         "is_paratext": False,
         "primary_topic": {**TOPIC, "score": round(score, 4)},
         "topics": [{**TOPIC, "score": round(score, 4)}],
@@ -1106,24 +1148,38 @@ def crossref_access(work: dict[str, Any]) -> dict[str, Any]:
     return access
 
 
+#: Notice relation -> (Crossref field, whether this work is the notice, update type, label).
+CROSSREF_UPDATES = (
+    ("erratum-for", "update-to", True, "correction", "Correction"),
+    ("has-erratum", "updated-by", False, "correction", "Correction"),
+    ("retraction-for", "update-to", True, "retraction", "Retraction"),
+    ("has-retraction", "updated-by", False, "retraction", "Retraction"),
+)
+
+
 def crossref_updates(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
-    """Correction links in both directions, and preprint/published-version relations."""
+    """Correction and retraction links in both directions, and preprint/published-version relations.
+
+    The notice carries ``update-to`` (the DOI it corrects or retracts); the corrected or
+    retracted work carries ``updated-by`` (the notice's DOI), both dated by the notice.
+    """
     updates: dict[str, Any] = {"relation": crossref_relations(work, sample)}
-    for relation, field_name in (("erratum-for", "update-to"), ("has-erratum", "updated-by")):
+    for relation, field_name, is_notice, update_type, label in CROSSREF_UPDATES:
         target = work["relations"].get(relation)
         if target:
-            notice = work if relation == "erratum-for" else sample.by_id[target]
-            updates[field_name] = [{
-                "DOI": sample.by_id[target]["doi"], "type": "correction", "label": "Correction",
-                "source": "publisher", "updated": at(as_date(notice["published"])),
-            }]
+            notice = work if is_notice else sample.by_id[target]
+            updates.setdefault(field_name, []).append({
+                "DOI": sample.by_id[target]["doi"], "type": update_type, "label": label,
+                "source": "publisher", "updated": at(as_date(notice["epub"] or notice["published"])),
+            })
     return updates
 
 
 def crossref_message(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
     """A Crossref ``/works/{doi}`` message with the fields clients read most."""
     doi = work["doi"]
-    references = 20 + int(digits("refs" + doi, 2)) % 40
+    # A retraction notice cites only the article it retracts.
+    references = 1 if work["kind"] == "retraction" else 20 + int(digits("refs" + doi, 2)) % 40
     message: dict[str, Any] = {
         "DOI": doi,
         "type": KINDS[work["kind"]].crossref,
@@ -1269,6 +1325,7 @@ def render_truth(sample: Sample) -> dict[str, Any]:
         "expected_counts": {source: len(sample.records(source)) for source in SOURCES},
         "unique_works": len(works),
         "multi_source_works": sum(len(work["records"]) > 1 for work in works),
+        "retracted_dois": sorted(work["doi"] for work in sample.works if "has-retraction" in work["relations"]),
         "works": works,
     }
 

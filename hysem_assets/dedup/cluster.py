@@ -25,6 +25,8 @@ IDENTIFIERS = ("doi_work", "pmid", "openalex_id")
 #: Below this title similarity a shared identifier is doubted (see ``_identifier_doubtful``).
 IDENTIFIER_TITLE_FLOOR = 0.6
 PAIR_COLUMNS = ("record_id_a", "record_id_b", "rule", "score", "points")
+#: A link between two rows: (row, row, rule, score, points or None for identifiers).
+Link = tuple[int, int, str, float, int | None]
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,8 @@ def _identifier_doubtful(a: RecordFeatures, b: RecordFeatures) -> bool:
 
 def _link_identifiers(
     features: Sequence[RecordFeatures], union_find: UnionFind
-) -> list[tuple[int, int, str, float, int | None]]:
-    links = []
+) -> list[Link]:
+    links: list[Link] = []
     for field in IDENTIFIERS:
         holders: dict[str, list[int]] = defaultdict(list)
         for index, record in enumerate(features):
@@ -82,7 +84,7 @@ def _link_identifiers(
 
 def _link_bibliographic(
     features: Sequence[RecordFeatures], union_find: UnionFind
-) -> list[tuple[int, int, str, float, int | None]]:
+) -> list[Link]:
     matches = []
     for i, j in candidate_pairs(features):
         match = compare(features[i], features[j])

@@ -12,17 +12,15 @@ from functools import lru_cache
 from typing import Any
 
 import pandas as pd
-
 from rapidfuzz.distance import Indel
 
 from hysem_assets.dedup.normalize import (
-    compact,
+    PARTICLES,
     fold,
     is_missing,
     name_is_ordered,
     normalize_journal,
     normalize_pages,
-    PARTICLES,
     normalize_volume,
     notice_kind,
     parse_year,
@@ -33,8 +31,7 @@ from hysem_assets.dedup.normalize import (
     tokens,
     venue_kind,
 )
-from hysem_assets.identifiers import doi_work_key, normalize_doi, normalize_pmid, strip_openalex_id
-
+from hysem_assets.identifiers import doi_work_key, normalize_pmid, strip_openalex_id
 
 #: Authors read per record.
 COMPARED_AUTHORS = 12
@@ -81,12 +78,11 @@ def author_from_name(name: str) -> Author | None:
 class RecordFeatures:
     """What matching looks at for one record.
 
-    ``titles`` holds the normalized title first, then the language versions of a
-    bilingual title; ``title_keys`` are the same without spaces, ``title_sizes``
-    their word counts.
+    ``title_keys`` holds the normalized title without spaces first, then the language
+    versions of a bilingual title; ``title_sizes`` are their word counts.
+    ``doi_work`` is the DOI without version suffix.
     """
 
-    titles: tuple[str, ...]
     title_keys: tuple[str, ...]
     title_sizes: tuple[int, ...]
     numbers: frozenset[str]
@@ -99,7 +95,6 @@ class RecordFeatures:
     page_range: str | None
     journal: tuple[str, ...]
     kind: str
-    doi: str | None
     doi_work: str | None
     pmid: str | None
     openalex_id: str | None
@@ -109,12 +104,9 @@ class RecordFeatures:
         return self.title_keys[0] if self.title_keys else ""
 
 
-def _column(frame: pd.DataFrame, *names: str) -> list[Any]:
-    """Values of the first present column among ``names`` (all None when none is)."""
-    for name in names:
-        if name in frame.columns:
-            return frame[name].tolist()
-    return [None] * len(frame)
+def _column(frame: pd.DataFrame, name: str) -> list[Any]:
+    """The column's values, or all None when the frame lacks it."""
+    return frame[name].tolist() if name in frame.columns else [None] * len(frame)
 
 
 def _identifier_text(value: Any) -> str | None:
@@ -132,17 +124,21 @@ def _authors(names: Any, first_author: Any) -> tuple[Author, ...]:
     names = split_authors(names)[:COMPARED_AUTHORS]
     parsed = [a for a in map(author_from_name, names) if a is not None]
     if not parsed and not is_missing(first_author):
-        only = author_from_name(f"{first_author},")
+        only = author_from_name(f"{first_author},")  # the comma marks it as a surname
         parsed = [only] if only else []
     return tuple(parsed)
 
 
 def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
-    """Features for every row of ``frame``, in row order."""
-    authors_column = "authors" if "authors" in frame.columns else "author"
+    """Features for every row of ``frame``, in row order; names come from ``authors``
+    (a list) or else ``author`` (a string), else ``first_author``."""
+    author_lists = [
+        names if not is_missing(names) else text
+        for names, text in zip(_column(frame, "authors"), _column(frame, "author"))
+    ]
     rows = zip(
         _column(frame, "title"),
-        _column(frame, authors_column),
+        author_lists,
         _column(frame, "first_author"),
         _column(frame, "year"),
         _column(frame, "volume"),
@@ -161,11 +157,9 @@ def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
         if titles and titles[0] in venue:
             titles = ()  # a title that only repeats the venue names no paper
         authors = _authors(names, first)
-        doi = normalize_doi(_identifier_text(doi))
         features.append(
             RecordFeatures(
-                titles=titles,
-                title_keys=tuple(compact(t.split()) for t in titles),
+                title_keys=tuple(t.replace(" ", "") for t in titles),
                 title_sizes=tuple(len(t.split()) for t in titles),
                 numbers=title_numbers(titles[0] if titles else ""),
                 notice=notice_kind(title, item_type),
@@ -179,8 +173,7 @@ def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
                 page_range=page_range,
                 journal=venue,
                 kind=venue_kind(venue, item_type),
-                doi=doi,
-                doi_work=doi_work_key(doi),
+                doi_work=doi_work_key(_identifier_text(doi)),
                 pmid=normalize_pmid(_identifier_text(pmid)),
                 openalex_id=strip_openalex_id(_identifier_text(oa)),
             )

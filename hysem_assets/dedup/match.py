@@ -4,9 +4,17 @@ Evidence is added up in points, the way a Fellegi-Sunter match weight is: a clos
 title is the main evidence (worth more the longer the title), agreeing fields
 support it, contradicting fields count against it. Some differences end the
 comparison outright, because they mean different records whatever else agrees:
-a notice (erratum, comment, reply) against its paper, a conference paper against a
-journal article, different DOIs, different numbers in the title ("phase I" and
-"phase II", "2019 update" and "2021 update"), or years more than one apart.
+
+- a notice (erratum, comment, reply) against its paper;
+- a conference paper or preprint against a journal article;
+- different DOIs;
+- years more than one apart (any difference for conference papers);
+- two of journal, volume and pages disagreeing (another publication);
+- different numbers in the title ("phase I"/"phase II", "2019 update"/"2021
+  update"), unless the pages agree (then the number is a typo).
+
+Without a close title only the full locator (first author, year, journal, volume,
+page range) identifies an article, as for a title translated two ways.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ SHORT_TITLE_WORDS = 3
 _TITLE_POINTS = ((0.97, (3, 6, 8)), (0.92, (0, 4, 6)), (MIN_TITLE_SIMILARITY, (0, 2, 4)))
 #: A title that is the other's title minus a subtitle.
 _SUBTITLE_POINTS = 4
+#: Fields that place an article; two of them disagreeing mean another publication.
+_PLACE = ("journal", "volume", "pages")
 #: Fields that together locate an article without its title.
 _LOCATOR = ("author", "year", "journal", "volume", "pages")
 
@@ -66,7 +76,9 @@ def _incompatible(a: RecordFeatures, b: RecordFeatures) -> bool:
     """Differences that make two records distinct whatever else agrees.
 
     Conference and journal kinds only conflict across venues: one venue typed
-    differently by two databases is still one venue.
+    differently by two databases is still one venue. A year apart is tolerated for
+    journals (online first, then in print) but not for conferences, whose annual
+    series repeat titles ("Introduction to the minitrack on ...").
     """
     return (
         a.notice != b.notice
@@ -75,6 +87,7 @@ def _incompatible(a: RecordFeatures, b: RecordFeatures) -> bool:
         )
         or bool(a.doi_work and b.doi_work and a.doi_work != b.doi_work)
         or (a.year is not None and b.year is not None and abs(a.year - b.year) > 1)
+        or (a.year != b.year and "conference" in (a.kind, b.kind) and None not in (a.year, b.year))
     )
 
 
@@ -139,8 +152,8 @@ def compare(a: RecordFeatures, b: RecordFeatures) -> Match | None:
         if not _located(a, b, evidence):
             return None
         return Match("locator", round(similarity, 4), sum(evidence.values()))
-    if evidence.get("journal", 0) < 0 and evidence.get("volume", 0) < 0:
-        return None  # another venue: the same talk as abstracts in two journals
+    if sum(evidence.get(field, 0) < 0 for field in _PLACE) >= 2:
+        return None  # another publication: an abstract in two journals, a digest, an erratum
     if a.numbers and b.numbers and a.numbers != b.numbers and evidence.get("pages", 0) <= 0:
         return None  # "part 1"/"part 2"; only the same pages outweigh a number typo
     points = title + sum(evidence.values())

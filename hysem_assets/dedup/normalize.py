@@ -12,7 +12,6 @@ import html
 import re
 import unicodedata
 from functools import lru_cache
-from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -29,9 +28,8 @@ _LETTERS = str.maketrans(
 )  # fmt: skip
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-_NON_WORD = re.compile(r"[\W_]+")
 _ELISION = re.compile(r"(?<![\w'])([a-z])'(?=[a-z])")
-_APOSTROPHE = re.compile(r"'")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def is_missing(value: Any) -> bool:
@@ -53,13 +51,15 @@ def text_or_empty(value: Any) -> str:
     return "" if is_missing(value) else str(value).strip()
 
 
+def decode_entities(text: str) -> str:
+    """Decode HTML entities, also double-escaped ones ("&amp;lt;")."""
+    return html.unescape(html.unescape(text)) if "&" in text else text
+
+
 def strip_markup(text: str) -> str:
-    """Drop HTML/JATS/MathML tags and decode entities (also double-escaped ones)."""
-    if "&" not in text and "<" not in text:
-        return text
-    for _ in range(2):
-        text = html.unescape(text)
-    return _TAG.sub(" ", text)
+    """Decode entities and drop HTML/JATS/MathML tags."""
+    text = decode_entities(text)
+    return _TAG.sub(" ", text) if "<" in text else text
 
 
 def fold(text: str) -> str:
@@ -73,7 +73,9 @@ def fold(text: str) -> str:
 def tokens(text: str) -> list[str]:
     """Word tokens of an already folded text. Punctuation separates words, except
     apostrophes ("Langenbeck's" is "langenbecks"); elisions split ("d'anesthesie")."""
-    return _NON_WORD.sub(" ", _APOSTROPHE.sub("", _ELISION.sub(" ", text))).split()
+    if "'" in text:
+        text = _ELISION.sub(" ", text).replace("'", "")
+    return _WORD.findall(text)
 
 
 # -- titles -----------------------------------------------------------------------------
@@ -106,7 +108,7 @@ def _strip_annotations(text: str) -> str:
 
 def _title_text(value: Any) -> str:
     """Folded title with entities decoded, retraction flag and annotations removed."""
-    text = fold(html.unescape(html.unescape(text_or_empty(value)))).strip(" \"'")
+    text = fold(decode_entities(text_or_empty(value))).strip(" \"'")
     return _strip_annotations(_RETRACTED_FLAG.sub("", text)).replace("&", " and ")
 
 
@@ -138,6 +140,7 @@ def title_variants(value: Any) -> tuple[str, ...]:
 _NOTICE = re.compile(
     r"^(erratum|errata|corrigend(?:um|a)|correction|retraction|expression of concern"
     r"|withdrawal|comments?|commentary|response|reply|in reply|authors?'?s? reply|re)"
+    r"(?:\s+(?:notice|note|statement))?"
     r"\s*(?::|\bto\b|\bon\b|\bregarding\b|\bof\b\s+(?:the\s+)?(?:article|paper)|\W*$)"
 )
 _NOTICE_TYPES = {
@@ -217,6 +220,10 @@ def _split_comma_list(text: str) -> list[str]:
     return [text]
 
 
+def _is_placeholder_name(name: str) -> bool:
+    return len(name) < 16 and " ".join(tokens(fold(name))) in _PLACEHOLDER_NAMES
+
+
 def split_authors(value: Any) -> list[str]:
     """Author names from a list or a BibTeX/RIS/PubMed-style author string, without
     placeholders such as "UNKNOWN" or "Anonymous"."""
@@ -228,7 +235,7 @@ def split_authors(value: Any) -> list[str]:
             names = _split_comma_list(names[0])
     else:
         names = [str(name).strip() for name in value if not is_missing(name)]
-    return [name for name in names if " ".join(tokens(fold(name))) not in _PLACEHOLDER_NAMES]
+    return [name for name in names if not _is_placeholder_name(name)]
 
 
 def surname(name: str) -> str:
@@ -236,7 +243,9 @@ def surname(name: str) -> str:
     name = strip_markup(name).strip()
     if "," in name:
         return name.split(",", 1)[0].strip()
-    words = [w for w in name.split() if w.lower().strip(".,") not in _SUFFIXES or len(name.split()) < 3]
+    words = name.split()
+    if len(words) > 2:
+        words = [word for word in words if word.lower().strip(".,") not in _SUFFIXES]
     if len(words) <= 1:
         return name
     if _is_initials(words[-1]) and not _is_initials(words[0]):
@@ -355,15 +364,24 @@ def _is_conference(words: list[str]) -> bool:
     )
 
 
-def venue_kind(journal: tuple[str, ...], item_type: Any) -> str:
-    """"conference", "journal" or "" (unknown), from the venue's words, else the type.
+_PREPRINT_WORDS = frozenset(
+    "arxiv biorxiv medrxiv chemrxiv psyarxiv socarxiv ssrn preprint preprints".split()
+)
+_PREPRINT_TYPES = frozenset("posted-content preprint".split())
 
-    A conference paper and its journal version are different records for a review.
+
+def venue_kind(journal: tuple[str, ...], item_type: Any) -> str:
+    """"preprint", "conference", "journal" or "" (unknown): from the venue's words,
+    else from the item type.
+
+    A conference paper and its journal version, or a preprint and the published
+    paper, are different records for a review (they may differ in content).
     """
-    if any(_is_conference(variant.split()) for variant in journal):
-        return "conference"
+    words = {word for variant in journal for word in variant.split()}
     kind = fold(text_or_empty(item_type)).replace(" ", "-")
-    if kind in _CONFERENCE_TYPES:
+    if words & _PREPRINT_WORDS or {"research", "square"} <= words or kind in _PREPRINT_TYPES:
+        return "preprint"
+    if any(_is_conference(variant.split()) for variant in journal) or kind in _CONFERENCE_TYPES:
         return "conference"
     return "journal" if kind in _JOURNAL_TYPES else ""
 
@@ -408,12 +426,6 @@ def normalize_pages(value: Any) -> str | None:
     return f"{first}-{last}"
 
 
-def first_page(value: Any) -> str | None:
-    """The first page (or article number) of a page value, for comparisons."""
-    pages = normalize_pages(value)
-    return pages.split("-", 1)[0] if pages else None
-
-
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 
@@ -426,7 +438,3 @@ def parse_year(value: Any) -> int | None:
     match = _YEAR.search(str(value))
     return int(match.group(1)) if match else None
 
-
-def compact(words: Iterable[str]) -> str:
-    """Words joined without spaces: "non small" and "nonsmall" compare equal."""
-    return "".join(words)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
 
 from hysem_assets import __version__
 from hysem_assets.queries import QuerySpec
 from hysem_assets.settings import PRODUCTION_URLS, HttpSettings, Profile, api_key, mailto, url_override
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.http import HttpClient, RetryPolicy, make_session
+from hysem_assets.sources.lookups import LookupOutcome, lookup_crossref, lookup_openalex
 from hysem_assets.sources.openalex import fetch_openalex
 from hysem_assets.sources.pubmed import fetch_pubmed
 from hysem_assets.sources.scopus import fetch_scopus
@@ -17,6 +19,8 @@ from hysem_assets.sources.scopus import fetch_scopus
 Fetcher = Callable[[HttpClient, Endpoint, QuerySpec, ProgressCallback], Awaitable[FetchOutcome]]
 
 FETCHERS: dict[str, Fetcher] = {"pubmed": fetch_pubmed, "openalex": fetch_openalex, "scopus": fetch_scopus}
+LOOKUPS = {"crossref": lookup_crossref, "openalex": lookup_openalex}
+T = TypeVar("T")
 
 
 def base_url(source: str, profile: Profile, mirror_urls: Mapping[str, str] | None = None) -> str:
@@ -48,9 +52,8 @@ def resolve_endpoint(
     )
 
 
-async def fetch_async(
-    endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress
-) -> FetchOutcome:
+async def with_client(endpoint: Endpoint, http: HttpSettings, work: Callable[[HttpClient], Awaitable[T]]) -> T:
+    """Run ``work`` with a rate-limited, retrying client for ``endpoint`` and close it after."""
     async with make_session(http, user_agent=_user_agent(endpoint)) as session:
         client = HttpClient(
             session,
@@ -58,12 +61,19 @@ async def fetch_async(
             max_concurrency=endpoint.max_concurrency,
             retry=RetryPolicy.from_settings(http),
         )
-        return await FETCHERS[endpoint.source](client, endpoint, spec, progress)
+        return await work(client)
 
 
 def fetch(endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress) -> FetchOutcome:
-    """Synchronous entry point for assets and the command line."""
-    return asyncio.run(fetch_async(endpoint, spec, http, progress))
+    """Every record one source returns for a query (synchronous, for assets and the CLI)."""
+    fetcher = FETCHERS[endpoint.source]
+    return asyncio.run(with_client(endpoint, http, lambda client: fetcher(client, endpoint, spec, progress)))
+
+
+def lookup(endpoint: Endpoint, dois: list[str], http: HttpSettings, progress: ProgressCallback = no_progress) -> LookupOutcome:
+    """Enrichment values for ``dois`` from Crossref or OpenAlex (synchronous)."""
+    looker = LOOKUPS[endpoint.source]
+    return asyncio.run(with_client(endpoint, http, lambda client: looker(client, endpoint, dois, progress)))
 
 
 def _user_agent(endpoint: Endpoint) -> str:

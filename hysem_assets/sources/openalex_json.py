@@ -7,6 +7,7 @@ from typing import Any
 
 from hysem_assets.identifiers import normalize_doi, normalize_pmid, strip_openalex_id
 from hysem_assets.records import empty_record, to_json_text
+from hysem_assets.sources.enrichment_fields import UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, load_json_object, page_range, parse_each
 from hysem_assets.sources.names import citation_name
@@ -134,3 +135,24 @@ def _oa_url(work: dict[str, Any]) -> str | None:
     best = work.get("best_oa_location") or {}
     open_access = work.get("open_access") or {}
     return best.get("pdf_url") or best.get("landing_page_url") or open_access.get("oa_url")
+
+
+def enrichment(work: dict[str, Any]) -> dict[str, Any]:
+    """What an OpenAlex work can add to a record found by DOI (None where OpenAlex is silent)."""
+    record = parse_work(work)
+    topic = work.get("primary_topic") or {}
+    open_access = work.get("open_access") or {}
+    location = work.get("best_oa_location") or work.get("primary_location") or {}
+    retracted = work.get("is_retracted")
+    return {
+        "doi": record["doi"],
+        "openalex_id": record["openalex_id"],
+        "abstract": record["abstract"],
+        "item_type": record["item_type"],
+        "cited_by_count": work.get("cited_by_count"),
+        "primary_topic": clean_text(topic.get("display_name")),
+        "is_retracted": retracted if isinstance(retracted, bool) else None,
+        "is_published": None if record["item_type"] is None else record["item_type"] not in UNPUBLISHED_TYPES,
+        "license": clean_text(location.get("license")),
+        "oa_status": clean_text(open_access.get("oa_status")),
+    }

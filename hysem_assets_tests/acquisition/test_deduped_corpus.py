@@ -1,0 +1,70 @@
+"""deduped_corpus on the sample: exactly the works the snapshot was written with."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from dagster import DagsterInstance, materialize
+
+from hysem_assets.acquisition.assets import raw_metadata_assets
+from hysem_assets.acquisition.corpus import CHECKS, deduped_corpus
+from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.resources import ScholarlyApis
+from hysem_assets.storage import ParquetStorage, asset_file
+from hysem_assets_tests.acquisition.helpers import SAMPLE
+
+TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
+
+
+def run_corpus(instance: DagsterInstance, run_config: dict | None = None):
+    instance.add_dynamic_partitions(queries_partitions.name, [SAMPLE])
+    return materialize(
+        [*raw_metadata_assets, deduped_corpus],
+        instance=instance,
+        resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+        partition_key=SAMPLE,
+        run_config=run_config,
+    )
+
+
+def test_sample_corpus_has_exactly_the_true_works_and_passes_its_checks():
+    with DagsterInstance.ephemeral() as instance:
+        result = run_corpus(instance)
+    corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
+    assert len(corpus) == TRUTH["unique_works"]
+    expected = {frozenset(f"{r['source']}:{r['source_id']}" for r in work["records"]) for work in TRUTH["works"]}
+    assert {frozenset(ids) for ids in corpus["record_ids"]} == expected
+    assert int((corpus["sources"].map(len) > 1).sum()) == TRUTH["multi_source_works"]
+    checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+    assert checks == dict.fromkeys(CHECKS, True)
+
+
+def test_enrichment_backfills_without_overwriting_and_flags_retractions():
+    with DagsterInstance.ephemeral() as instance:
+        run_corpus(instance)
+    corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE)).set_index("doi", drop=False)
+    provenance = corpus["provenance"].map(json.loads)
+    # Citation counts come only from enrichment; every DOI known to Crossref has one.
+    crossref = json.loads((default_snapshot_dir() / "crossref" / "works.json").read_text(encoding="utf-8"))
+    for message in crossref:
+        doi = message["DOI"].lower()
+        if doi in corpus.index:
+            assert corpus.loc[doi, "cited_by_count"] >= message["is-referenced-by-count"]
+    # Source values keep their source as provenance; backfilled ones name the lookup.
+    for doi, fields in provenance.items():
+        assert fields["title"].split(":")[0] in {"pubmed", "openalex", "scopus"}
+        if fields.get("abstract", "").startswith("enrichment:"):
+            assert fields["abstract"] in {f"enrichment:crossref:{doi}", f"enrichment:openalex:{doi}"}
+        assert fields.get("cited_by_count", f"enrichment:crossref:{doi}").startswith("enrichment:")
+    retracted = set(corpus.index[corpus["is_retracted"].fillna(False).astype(bool)])
+    assert retracted == set(TRUTH.get("retracted_dois", []))
+
+
+def test_enrichment_can_be_switched_off():
+    with DagsterInstance.ephemeral() as instance:
+        result = run_corpus(instance, {"ops": {"deduped_corpus": {"config": {"enrich": False}}}})
+    corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
+    assert corpus["cited_by_count"].isna().all() and len(corpus) == TRUTH["unique_works"]
+    assert result.success
