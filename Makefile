@@ -27,7 +27,8 @@ validate: install
 	$(VENV)/bin/dagster definitions validate -w workspace.yaml
 
 bench: install
-	$(PY) benchmarks/fetch_throughput.py
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	for script in benchmarks/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 clean:
 	rm -rf $(HYSEM_HOME)

@@ -25,7 +25,10 @@ from tabulate import tabulate
 from hysem_assets.dedup import cluster_records, standardize_columns
 from hysem_assets.dedup.normalize import normalize_title
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "dedup_bib_dedupe"
+DEFAULT_DATA = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "dedup_bib_dedupe"
+)
+LABELLED_FILES = ("records_pre_merged.csv", "merged_record_ids.csv")
 Groups = list[list[str]]
 
 
@@ -118,7 +121,7 @@ def main() -> None:
     folders = sorted(
         folder
         for folder in args.data.iterdir()
-        if (folder / "records_pre_merged.csv").exists() and (folder / "merged_record_ids.csv").exists()
+        if all((folder / name).exists() for name in LABELLED_FILES)
     )
     rows = [row for folder in folders for row in evaluate_dataset(folder)]
     print(

@@ -3,7 +3,8 @@
 Generates (seeded, so every run sees the same data) distinct works, copies some of
 them with the distortions real exports show (title typos, case and punctuation
 changes, missing DOI, another author format, year off by one, abbreviated journal),
-adds look-alikes that must stay apart (errata, same title years later), then prints
+adds look-alikes that must stay apart (errata, the same title years later, a "part 2"),
+then prints
 records per second and pairwise precision/recall against the planted truth.
 
     python benchmarks/dedup_scale.py [--records 100000] [--seed 7]
@@ -43,7 +44,8 @@ class Corpus:
         self.rng = rng
         self.words = list(dict.fromkeys(_word(rng, rng.randint(2, 5)) for _ in range(8000)))
         self.weights = [1 / (rank + 1) ** 0.8 for rank in range(len(self.words))]
-        self.surnames = list(dict.fromkeys(_word(rng, rng.randint(2, 4)).title() for _ in range(6000)))
+        surnames = (_word(rng, rng.randint(2, 4)).title() for _ in range(6000))
+        self.surnames = list(dict.fromkeys(surnames))
         self.given = [_word(rng, 2).title() for _ in range(400)]
         self.journals = [
             " ".join(_word(rng, rng.randint(3, 4)).title() for _ in range(rng.randint(2, 4)))
@@ -59,7 +61,8 @@ class Corpus:
         rng = self.rng
         start = rng.randint(1, 3000)
         authors = [
-            f"{rng.choice(self.surnames)}, {rng.choice(self.given)}" for _ in range(rng.randint(1, 8))
+            f"{rng.choice(self.surnames)}, {rng.choice(self.given)}"
+            for _ in range(rng.randint(1, 8))
         ]
         return {
             "work": work_id,
@@ -133,11 +136,15 @@ def generate(total: int, seed: int) -> pd.DataFrame:
                     distortion(rng, copy)
                 records.append(copy)
         elif roll < 0.32:
-            records.append(dict(original, work=works, title="Erratum: " + original["title"],
-                                item_type="erratum", doi=None, pages=str(rng.randint(1, 3000))))  # fmt: skip
+            erratum = {"title": "Erratum: " + original["title"], "item_type": "erratum"}
+            records.append({**original, **erratum, "work": works, "doi": None, "pages": "1"})
             works += 1
         elif roll < 0.335:
-            records.append(dict(original, work=works, year=original["year"] + 3, doi=None))
+            records.append({**original, "work": works, "year": original["year"] + 3, "doi": None})
+            works += 1
+        elif roll < 0.34:
+            sequel = {"title": original["title"] + ": part 2", "pages": "1-9", "doi": None}
+            records.append({**original, **sequel, "work": works})
             works += 1
     frame = pd.DataFrame(records[:total]).sample(frac=1.0, random_state=seed).reset_index(drop=True)
     frame.insert(0, "record_id", [f"r{i:06d}" for i in range(len(frame))])

@@ -161,6 +161,33 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
 
 
 @main.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).")
+def dedupe(input_path: Path, output: Path) -> None:
+    """Find duplicates in a bibliography export (CSV, RIS or BibTeX) with hysem's matcher.
+
+    Writes the same rows in the same order with a ``cluster_id`` column: rows that
+    share one are the same work. Problems in the input are reported, never dropped.
+    """
+    from hysem_assets.dedup import dedupe_table, read_bibliography
+
+    frame = read_bibliography(input_path)
+    result, warnings = dedupe_table(frame)
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    suffix = output.suffix.lower()
+    if suffix == ".parquet":
+        result.to_parquet(output, index=False)
+    elif suffix == ".json":
+        result.to_json(output, orient="records", force_ascii=False, indent=2)
+    else:
+        result.to_csv(output, index=False, sep="\t" if suffix == ".tsv" else ",")
+    clusters = result["cluster_id"].nunique()
+    click.echo(f"{len(result):,} records -> {clusters:,} works ({len(result) - clusters:,} duplicates); wrote {output}", err=True)
+
+
+@main.command()
 @click.option("--port", default=3000, show_default=True, help="Port on 127.0.0.1.")
 def ui(port: int) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on 127.0.0.1 with hysem's instance."""

@@ -50,12 +50,23 @@ def normalize_pmid(value: str | int | None) -> str | None:
     return match.group(1) if match else None
 
 
+_DOI_IN_TEXT = re.compile(r"10\.\d{4,9}/\S+")
+
+
+def extract_doi(text: str | None) -> str | None:
+    """The first DOI inside free text, normalized: exports write "10.1161/X [doi]",
+    "doi: 10.1000/a; 10.1000/b" or a resolver URL where a bare DOI belongs."""
+    found = _DOI_IN_TEXT.search(text or "")
+    return normalize_doi(found.group()) if found else None
+
+
 _DOI_VERSION = re.compile(r"(?:\.pub\d+|/(?:abstract|full|pdf|epdf|fulltext|summary))$")
 
 
 def doi_work_key(doi: str | None) -> str | None:
-    """The DOI of the work: without a version suffix (Cochrane ``CD002273.pub2`` and
-    ``.pub3`` are versions of one review) or a landing-page suffix copied from a URL
-    (``/abstract``, ``/full``), so that such variants link instead of conflicting."""
-    normalized = normalize_doi(doi)
+    """The DOI of the work, found as ``extract_doi`` does, without a version suffix
+    (Cochrane ``CD002273.pub2`` and ``.pub3`` are versions of one review) or a
+    landing-page suffix copied from a URL (``/abstract``, ``/full``), so that such
+    variants link during dedup instead of conflicting."""
+    normalized = extract_doi(doi)
     return _DOI_VERSION.sub("", normalized) if normalized else None

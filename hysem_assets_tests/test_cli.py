@@ -73,3 +73,24 @@ def test_clear_errors_for_unknown_query_duplicate_and_missing_asset(config: Path
     assert missing.exit_code == 1 and "is not materialized" in missing.output and "hysem materialize" in missing.output
     bad_slug = invoke("query", "add", "x", "--slug", "a/b")
     assert bad_slug.exit_code == 2 and "slug" in bad_slug.output
+
+
+def test_dedupe_command_adds_cluster_ids_and_reports_bad_rows(tmp_path: Path):
+    source = tmp_path / "export.csv"
+    source.write_bytes(
+        b"ID,title,author,year,journal,volume,pages,doi\n"
+        b"a,Machine learning of ozone and heart failure admissions,\"M\xc3\xbcller, J\",2020,Env Res,12,1-9,https://doi.org/10.5555/X.1\n"
+        b"b,Machine Learning of Ozone and Heart-Failure Admissions.,\"Muller, J.\",2020,Environmental Research,12,1-9,\n"
+        b"b,,\"Lee, K\",2019,,,,not-a-doi\n"
+        b"d,Caf\xe9 workers and PM2.5 exposure,\"Roy, A\",2018,,,,\n"
+    )
+    output = tmp_path / "out.csv"
+    result = CliRunner().invoke(main, ["dedupe", str(source), "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(output, dtype=str)
+    assert list(table["ID"]) == ["a", "b", "b-2", "d"]
+    assert table.loc[0, "cluster_id"] == table.loc[1, "cluster_id"]
+    assert table["cluster_id"].nunique() == 3
+    assert "Record ID 'b' appears 2 times" in result.output
+    assert "'not-a-doi' in the DOI column is not a DOI" in result.output
+    assert "no usable title" in result.output and "Line 5" in result.output

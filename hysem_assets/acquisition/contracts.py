@@ -6,6 +6,8 @@ from collections import Counter
 
 import pandas as pd
 
+from hysem_assets.identifiers import doi_work_key
+
 
 def lost_and_repeated(raw_ids: list[str], corpus: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Raw record ids missing from every cluster, and ids that sit in more than one."""
@@ -21,7 +23,12 @@ def repeated_cluster_ids(corpus: pd.DataFrame) -> list[str]:
 
 
 def clusters_with_several_dois(raw: pd.DataFrame, cluster_ids: pd.Series) -> dict[str, list[str]]:
-    """Clusters whose member records carry more than one distinct DOI."""
-    pairs = pd.DataFrame({"cluster_id": cluster_ids.to_numpy(), "doi": raw["doi"].to_numpy()}).dropna()
+    """Clusters whose member records carry DOIs of more than one work.
+
+    Versions of one work (``CD002273.pub2`` and ``.pub3``, a copied ``/full`` suffix)
+    share a :func:`doi_work_key` and count as one DOI.
+    """
+    keys = raw["doi"].map(lambda doi: doi_work_key(doi) if isinstance(doi, str) else None)
+    pairs = pd.DataFrame({"cluster_id": cluster_ids.to_numpy(), "doi": keys.to_numpy()}).dropna()
     dois = pairs.groupby("cluster_id")["doi"].agg(lambda values: sorted(set(values)))
     return {cluster: values for cluster, values in dois.items() if len(values) > 1}

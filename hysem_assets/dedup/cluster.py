@@ -124,7 +124,7 @@ def cluster_records(frame: pd.DataFrame) -> ClusterResult:
         for i in members:
             assignment[i] = cluster
     pairs = pd.DataFrame(
-        [(record_ids[i], record_ids[j], rule, score, points) for i, j, rule, score, points in links],
+        [(record_ids[i], record_ids[j], *explanation) for i, j, *explanation in links],
         columns=list(PAIR_COLUMNS),
     )
     pairs["points"] = pairs["points"].astype("Int64")

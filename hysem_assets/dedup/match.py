@@ -11,7 +11,7 @@ comparison outright, because they mean different records whatever else agrees:
 - years more than one apart (any difference for conference papers);
 - two of journal, volume and pages disagreeing (another publication);
 - different numbers in the title ("phase I"/"phase II", "2019 update"/"2021
-  update"), unless the pages agree (then the number is a typo).
+  update", "X"/"X: part 2"), unless the pages agree (then the number is a typo).
 
 Without a close title only the full locator (first author, year, journal, volume,
 page range) identifies an article, as for a title translated two ways.
@@ -80,14 +80,14 @@ def _incompatible(a: RecordFeatures, b: RecordFeatures) -> bool:
     journals (online first, then in print) but not for conferences, whose annual
     series repeat titles ("Introduction to the minitrack on ...").
     """
+    years, kinds = (a.year, b.year), (a.kind, b.kind)
     return (
         a.notice != b.notice
         or bool(
             a.kind and b.kind and a.kind != b.kind and not journals_agree(a.journal, b.journal)
         )
         or bool(a.doi_work and b.doi_work and a.doi_work != b.doi_work)
-        or (a.year is not None and b.year is not None and abs(a.year - b.year) > 1)
-        or (a.year != b.year and "conference" in (a.kind, b.kind) and None not in (a.year, b.year))
+        or (None not in years and abs(a.year - b.year) > (0 if "conference" in kinds else 1))
     )
 
 
@@ -154,7 +154,7 @@ def compare(a: RecordFeatures, b: RecordFeatures) -> Match | None:
         return Match("locator", round(similarity, 4), sum(evidence.values()))
     if sum(evidence.get(field, 0) < 0 for field in _PLACE) >= 2:
         return None  # another publication: an abstract in two journals, a digest, an erratum
-    if a.numbers and b.numbers and a.numbers != b.numbers and evidence.get("pages", 0) <= 0:
+    if a.numbers != b.numbers and evidence.get("pages", 0) <= 0:
         return None  # "part 1"/"part 2"; only the same pages outweigh a number typo
     points = title + sum(evidence.values())
     if points < THRESHOLD:

@@ -17,13 +17,13 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.dedup.cluster import ClusterResult
-from hysem_assets.dedup.normalize import is_missing
+from hysem_assets.dedup.normalize import is_missing, split_authors
 from hysem_assets.records import CORE_COLUMNS
 
 #: Field -> how complete a value is; fields not listed: any value is as good as another.
 _COMPLETENESS: dict[str, Callable[[Any], int]] = {
     "abstract": lambda value: len(str(value).strip()),
-    "authors": lambda value: len(value) if not isinstance(value, str) else 1,
+    "authors": lambda value: len(split_authors(value)),
     "journal": lambda value: len(str(value).strip()),
     "pages": lambda value: len(str(value).strip()),
 }
@@ -69,14 +69,16 @@ def _merge_cluster(
     for group in _FIELD_GROUPS:
         donor = order[0] if group is _IDENTITY else _best(order, group[0], rank)
         for field in group:
-            holder = donor if donor and not is_missing(donor.get(field)) else _best(order, field, rank)
+            holder = donor
+            if holder is None or is_missing(holder.get(field)):
+                holder = _best(order, field, rank)
             if holder is not None:
                 merged[field], provenance[field] = holder[field], holder["record_id"]
     sources = (m.get("source") for m in members)
     return {
         "cluster_id": cluster_id,
         "record_ids": [m["record_id"] for m in members],
-        "sources": list(dict.fromkeys(s for s in sources if not is_missing(s))),
+        "sources": list(dict.fromkeys(str(s) for s in sources if not is_missing(s))),
         **merged,
         "provenance": provenance,
     }

@@ -8,8 +8,8 @@ that name the record and what to do about it.
 
 from __future__ import annotations
 
+import csv
 import io
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import rispy
 
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
-from hysem_assets.identifiers import normalize_doi
+from hysem_assets.identifiers import extract_doi
 
 #: Standard column -> accepted header names (compared case-insensitively), in preference order.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -61,10 +61,23 @@ def _decode(raw: bytes, name: str) -> tuple[str, list[str]]:
     return "".join(lines), warnings
 
 
-def _read_csv(text: str) -> pd.DataFrame:
-    sample = text[:4096]
-    separator = "\t" if sample.count("\t") > sample.count(",") else ","
-    return pd.read_csv(io.StringIO(text), sep=separator, dtype=str, keep_default_na=False)
+def _read_csv(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
+    """Comma, tab or semicolon separated text; a row with too many fields keeps the
+    leading ones (and is reported) instead of failing the file."""
+    separator = max(",\t;", key=text.split("\n", 1)[0].count)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    header = next(reader, [])
+    rows, warnings = [], []
+    for fields in reader:
+        if len(fields) > len(header):
+            warnings.append(
+                f"Line {reader.line_num} of '{name}' has {len(fields)} fields but the header "
+                f"has {len(header)}; the extra fields were dropped. "
+                "Check its quotes and separators."
+            )
+        if any(field.strip() for field in fields):
+            rows.append((fields + [""] * len(header))[: len(header)])
+    return pd.DataFrame(rows, columns=header, dtype=str), warnings
 
 
 def _read_ris(text: str) -> pd.DataFrame:
@@ -96,13 +109,12 @@ def read_bibliography(path: str | Path) -> pd.DataFrame:
     text, warnings = _decode(path.read_bytes(), path.name)
     suffix = path.suffix.lower()
     if suffix == ".ris":
-        frame = _read_ris(text)
+        frame, parse_warnings = _read_ris(text), []
     elif suffix in (".bib", ".bibtex"):
         frame, parse_warnings = _read_bibtex(text)
-        warnings += parse_warnings
     else:
-        frame = _read_csv(text)
-    frame.attrs["warnings"] = warnings
+        frame, parse_warnings = _read_csv(text, path.name)
+    frame.attrs["warnings"] = warnings + parse_warnings
     return frame
 
 
@@ -125,51 +137,44 @@ def standardize_columns(frame: pd.DataFrame) -> pd.DataFrame:
         for source in _find_column(table, names):
             value = value.where(~value.map(is_missing), table[source].astype(object))
         standard[column] = value
-    starts = _find_column(table, _PAGE_PARTS[:1])
-    ends = _find_column(table, _PAGE_PARTS[1:])
-    if starts:
-        ranges = table[starts[0]].map(text_or_empty) + "-" + (
-            table[ends[0]].map(text_or_empty) if ends else ""
-        )
-        ranges = ranges.str.strip("-").replace("", None)
+    start, end = (_find_column(table, (part,)) for part in _PAGE_PARTS)
+    if start:
+        first = table[start[0]].map(text_or_empty)
+        last = table[end[0]].map(text_or_empty) if end else ""
+        ranges = (first + "-" + last).str.strip("-").replace("", None)
         standard["pages"] = standard["pages"].where(~standard["pages"].map(is_missing), ranges)
     return standard
 
 
 def _unique_ids(ids: list[Any]) -> tuple[list[str], list[str]]:
-    """Record ids with blanks named by row and repeats suffixed, plus warnings."""
-    warnings: list[str] = []
-    named = []
-    for row, value in enumerate(ids, 1):
-        if is_missing(value):
-            named.append(f"row-{row}")
-            warnings.append(
-                f"Row {row} has no record ID; it is called 'row-{row}' here. "
-                "Give every record an ID in the source file."
-            )
-        else:
-            named.append(str(value).strip())
-    counts = Counter(named)
+    """Record ids with blanks named by row and repeats suffixed ("-2", "-3"), plus warnings."""
+    named = [
+        f"row-{row}" if is_missing(value) else str(value).strip()
+        for row, value in enumerate(ids, 1)
+    ]
+    warnings = [
+        f"Row {row} has no record ID; it is called 'row-{row}' here. "
+        "Give every record an ID in the source file."
+        for row, value in enumerate(ids, 1)
+        if is_missing(value)
+    ]
     taken = set(named)
-    seen: Counter[str] = Counter()
+    renamed: dict[str, list[str]] = {}
     unique = []
     for value in named:
-        seen[value] += 1
-        if seen[value] == 1:
-            unique.append(value)
-            continue
-        suffix = seen[value]
-        while f"{value}-{suffix}" in taken:
+        copies = renamed.setdefault(value, [])
+        name, suffix = value, len(copies) + 1
+        while suffix > 1 and (name := f"{value}-{suffix}") in taken:
             suffix += 1
-        unique.append(f"{value}-{suffix}")
-        taken.add(unique[-1])
-    for value, count in counts.items():
-        if count > 1:
-            renamed = [u for u, n in zip(unique, named) if n == value]
-            warnings.append(
-                f"Record ID '{value}' appears {count} times; all rows are kept and named "
-                f"{', '.join(repr(r) for r in renamed)}. Give each record its own ID."
-            )
+        taken.add(name)
+        copies.append(name)
+        unique.append(name)
+    warnings += [
+        f"Record ID '{value}' appears {len(names)} times; all rows are kept and named "
+        f"{', '.join(map(repr, names))}. Give each record its own ID."
+        for value, names in renamed.items()
+        if len(names) > 1
+    ]
     return unique, warnings
 
 
@@ -184,11 +189,11 @@ def _record_warnings(standard: pd.DataFrame) -> list[str]:
             )
         elif len(words) == 1:
             warnings.append(
-                f"Record '{record_id}' has a one-word title ({text_or_empty(title)!r}); it "
-                "matches only when first author, year and journal or pages agree too. "
-                "Check that the title is complete."
+                f"Record '{record_id}' has a one-word title ({text_or_empty(title)!r}); it is "
+                "matched only when first author, year and pages (or volume and journal) agree "
+                "too. Check that the title is complete."
             )
-        if not is_missing(doi) and normalize_doi(str(doi)) is None:
+        if not is_missing(doi) and extract_doi(str(doi)) is None:
             warnings.append(
                 f"Record '{record_id}': {text_or_empty(doi)!r} in the DOI column is not a "
                 "DOI and is ignored. Correct it (10.NNNN/suffix) or clear the field."

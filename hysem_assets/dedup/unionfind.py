@@ -22,8 +22,8 @@ class UnionFind:
     ) -> None:
         self._parent = list(range(size))
         self._size = [1] * size
-        self._key: list[Hashable | None] = list(exclusive) if exclusive is not None else [None] * size
-        self._low: list[int | None] = list(values) if values is not None else [None] * size
+        self._key: list[Hashable | None] = [None] * size if exclusive is None else list(exclusive)
+        self._low: list[int | None] = [None] * size if values is None else list(values)
         self._high: list[int | None] = list(self._low)
 
     def find(self, item: int) -> int:

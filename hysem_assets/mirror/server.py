@@ -17,6 +17,15 @@ Snapshot layout (every folder optional; a missing one means an empty source)::
 
 Any ``{MIRROR}`` in a served body is replaced by the mirror's own root URL, so snapshot
 links such as ``{MIRROR}/files/x.pdf`` point back at the mirror whatever port it runs on.
+
+Three generated routes misbehave on purpose, so that downloaders meet what the web does to
+them without a large file in the snapshot (``{name}`` is free; the sample links use the DOI):
+
+    /files/oversized/{name}   200 application/pdf: ``%PDF-`` then padding, OVERSIZED_BYTES in all, sent
+                              chunked (no Content-Length), so only a cap enforced while streaming stops it
+    /files/loop/{name}        302 back to itself, for ever
+    /files/slow/{name}        200 application/pdf: ``%PDF-`` then one byte every SLOW_DRIP_INTERVAL_S,
+                              never finishing in practice (a read timeout never fires; a total one must)
 """
 
 from __future__ import annotations
@@ -528,6 +537,58 @@ class _Scopus:
         return links
 
 
+# ----------------------------------------------------------------------------- download faults
+
+#: Size of the /files/oversized/ body: past the PDF downloader's default cap of 50 MiB.
+OVERSIZED_BYTES = 64 * 2**20
+#: Pause between the bytes of a /files/slow/ body.
+SLOW_DRIP_INTERVAL_S = 0.2
+#: Length the /files/slow/ response declares; at one byte per interval it takes ~14 minutes.
+SLOW_DRIP_BYTES = 4096
+_PDF_HEADER = b"%PDF-1.7\n"
+
+
+async def _pdf_stream(request: web.Request, length: int | None) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "application/pdf"})
+    if length is None:
+        response.enable_chunked_encoding()
+    else:
+        response.content_length = length
+    await response.prepare(request)
+    await response.write(_PDF_HEADER)
+    return response
+
+
+async def _oversized(request: web.Request) -> web.StreamResponse:
+    response = await _pdf_stream(request, None)
+    padding = b"0" * (1 << 20)
+    sent = len(_PDF_HEADER)
+    try:
+        while sent < OVERSIZED_BYTES:
+            chunk = padding[: OVERSIZED_BYTES - sent]
+            await response.write(chunk)
+            sent += len(chunk)
+        await response.write_eof()
+    except ConnectionError:  # the client stopped reading at its cap, as it should
+        pass
+    return response
+
+
+async def _loop(request: web.Request) -> web.Response:
+    return web.Response(status=302, headers={"Location": str(request.rel_url)})
+
+
+async def _slow(request: web.Request) -> web.StreamResponse:
+    response = await _pdf_stream(request, SLOW_DRIP_BYTES)
+    try:
+        for _ in range(SLOW_DRIP_BYTES - len(_PDF_HEADER)):
+            await asyncio.sleep(SLOW_DRIP_INTERVAL_S)
+            await response.write(b"0")
+    except ConnectionError:  # the client gave up waiting, as it should
+        pass
+    return response
+
+
 # ----------------------------------------------------------------------------- Crossref, Unpaywall, files
 
 
@@ -581,6 +642,9 @@ def create_app(snapshot: Snapshot, middlewares: Sequence[Middleware] = ()) -> we
     app.router.add_get(f"{SOURCE_PREFIXES['crossref']}/works/{{doi:.+}}", lookups.crossref_work)
     app.router.add_get(f"{SOURCE_PREFIXES['unpaywall']}/v2/{{doi:.+}}", lookups.unpaywall)
     app.router.add_get("/files/{name}", lookups.file)
+    app.router.add_get("/files/oversized/{name}", _oversized)
+    app.router.add_get("/files/loop/{name}", _loop)
+    app.router.add_get("/files/slow/{name}", _slow)
     return app
 
 

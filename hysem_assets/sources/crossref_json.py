@@ -13,6 +13,7 @@ from hysem_assets.sources.fields import clean_text, load_json_object
 
 SOURCE = "Crossref"
 _TAG = re.compile(r"<[^>]+>")
+_INLINE_TAG = re.compile(r"</?(?:jats:)?(?:sub|sup|italic|bold|i|b|u|underline|sc|monospace)\b[^>]*>", re.IGNORECASE)
 _SECTION_TITLE = re.compile(r"<(?:jats:)?title>(.*?)</(?:jats:)?title>\s*", re.IGNORECASE | re.DOTALL)
 _PARAGRAPH_END = re.compile(r"</(?:jats:)?(?:p|sec)>", re.IGNORECASE)
 _LEADING_LABEL = re.compile(r"^(abstract|summary)\s*[:.]?\s+", re.IGNORECASE)
@@ -26,7 +27,7 @@ def jats_to_text(value: str | None) -> str | None:
     if not value:
         return None
     marked = _PARAGRAPH_END.sub("\n\n", _SECTION_TITLE.sub(r"\1: ", value))
-    paragraphs = [clean_text(html.unescape(_TAG.sub(" ", part))) for part in marked.split("\n\n")]
+    paragraphs = [clean_text(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", part)))) for part in marked.split("\n\n")]
     text = "\n\n".join(p for p in paragraphs if p)
     return _LEADING_LABEL.sub("", text) or None
 

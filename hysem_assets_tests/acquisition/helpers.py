@@ -23,7 +23,7 @@ def write_profile(path: Path, *, page_size: int = 200, max_retries: int = 2, rea
         "http": {"connect_timeout_s": 2, "read_timeout_s": read_timeout_s, "max_retries": max_retries,
                  "backoff_base_s": 0.01, "backoff_max_s": 0.05},
         "sources": {s: {"requests_per_second": 200, "max_concurrency": 4, "page_size": page_size}
-                    for s in ("pubmed", "openalex", "scopus")},
+                    for s in ("pubmed", "openalex", "scopus", "crossref", "unpaywall")},
     }
     path.write_text(yaml.safe_dump(profile), encoding="utf-8")
     return path

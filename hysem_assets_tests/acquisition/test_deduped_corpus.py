@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+from aiohttp import web
 from dagster import DagsterInstance, materialize
 
 from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import CHECKS, deduped_corpus
-from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.mirror import MirrorServer, default_snapshot_dir
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.resources import ScholarlyApis
 from hysem_assets.storage import ParquetStorage, asset_file
-from hysem_assets_tests.acquisition.helpers import SAMPLE
+from hysem_assets_tests.acquisition.helpers import SAMPLE, write_profile
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
 
@@ -68,3 +69,28 @@ def test_enrichment_can_be_switched_off():
     corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
     assert corpus["cited_by_count"].isna().all() and len(corpus) == TRUTH["unique_works"]
     assert result.success
+
+
+def test_enrichment_failures_are_listed_and_the_corpus_still_materializes(tmp_path, monkeypatch):
+    @web.middleware
+    async def crossref_down(request, handler):
+        if request.path.startswith("/crossref/"):
+            return web.Response(status=503, text="maintenance")
+        return await handler(request)
+
+    monkeypatch.setenv("HYSEM_PROFILE", str(write_profile(tmp_path / "profile.yaml", max_retries=1)))
+    with MirrorServer(middlewares=[crossref_down]) as mirror:
+        for source, url in mirror.base_urls.items():
+            monkeypatch.setenv(f"HYSEM_{source.upper()}_URL", url)
+        with DagsterInstance.ephemeral() as instance:
+            result = run_corpus(instance)
+    assert result.success
+    [materialization] = [
+        e.materialization for e in result.get_asset_materialization_events() if e.asset_key.path == ["deduped_corpus"]
+    ]
+    metadata = {key: value.value for key, value in materialization.metadata.items()}
+    assert metadata["enriched_from_crossref"] == 0 and metadata["crossref_failures"] == metadata["with_doi"]
+    assert metadata["enriched_from_openalex"] > 0
+    corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
+    # OpenAlex still says which work is retracted.
+    assert set(corpus.loc[corpus["is_retracted"].astype(bool), "doi"]) == set(TRUTH["retracted_dois"])

@@ -1,0 +1,60 @@
+"""What the PDF stage reports for each record: one status from a fixed set, with its evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+PdfStatus = Literal["saved", "no_oa_location", "not_pdf", "too_large", "http_error", "timeout", "invalid_pdf"]
+
+#: Every status a record can end with; the asset's table and checks rely on exactly these.
+STATUSES: tuple[PdfStatus, ...] = get_args(PdfStatus)
+
+#: Columns of the ``pdfs`` table, in order.
+COLUMNS = ("cluster_id", "doi", "status", "reason", "path", "sha256", "bytes", "url", "host_type", "version", "license")
+
+
+@dataclass(frozen=True)
+class Location:
+    """One link Unpaywall offers for a DOI, with what it says about the copy behind it."""
+
+    url: str
+    host_type: str | None = None
+    version: str | None = None
+    license: str | None = None
+
+
+@dataclass(frozen=True)
+class PdfOutcome:
+    """How one DOI ended: a saved file, or why there is none (``reason`` is meant for people)."""
+
+    status: PdfStatus
+    reason: str
+    location: Location | None = None
+    path: str | None = None
+    sha256: str | None = None
+    bytes: int | None = None
+
+    def row(self) -> dict[str, object]:
+        """The outcome's columns of the ``pdfs`` table (all but cluster_id and doi)."""
+        location = self.location or Location(url="")
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "path": self.path,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "url": location.url or None,
+            "host_type": location.host_type,
+            "version": location.version,
+            "license": location.license,
+        }
+
+
+class DownloadFailed(Exception):
+    """A link or lookup that ended without a PDF; ``status`` says which way it failed."""
+
+    def __init__(self, status: PdfStatus, reason: str):
+        self.status = status
+        self.reason = reason
+        super().__init__(f"{status}: {reason}")

@@ -1,0 +1,136 @@
+"""The ``pdfs`` stage: for every record, its open-access PDF on disk or the reason there is none.
+
+Each distinct DOI is handled once, however many records share it: reuse the copy saved
+by an earlier run when its file is unchanged (no request at all), else ask Unpaywall for
+its open-access links and try them best first until one yields a valid PDF. Unpaywall is
+asked through the source's rate-limited client; PDF links go through
+:class:`~hysem_assets.fulltext.download.PdfDownloader` on the same session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from hysem_assets.fulltext.download import PdfDownloader, PdfLimits
+from hysem_assets.fulltext.outcome import COLUMNS, DownloadFailed, Location, PdfOutcome
+from hysem_assets.fulltext.store import pdf_path, remember, reuse
+from hysem_assets.fulltext.unpaywall import open_locations
+from hysem_assets.identifiers import normalize_doi
+from hysem_assets.settings import HttpSettings
+from hysem_assets.sources.base import Endpoint, ProgressCallback, no_progress
+from hysem_assets.sources.endpoints import with_client
+from hysem_assets.sources.http import HttpClient, RetryPolicy, redact_url
+
+
+def download_pdfs(
+    records: pd.DataFrame,
+    unpaywall: Endpoint,
+    downloads_dir: Path,
+    http: HttpSettings,
+    *,
+    limits: PdfLimits = PdfLimits(),
+    progress: ProgressCallback = no_progress,
+) -> pd.DataFrame:
+    """One row per record (columns :data:`~hysem_assets.fulltext.outcome.COLUMNS`); synchronous."""
+    return asyncio.run(fetch_pdfs(records, unpaywall, downloads_dir, http, limits=limits, progress=progress))
+
+
+async def fetch_pdfs(
+    records: pd.DataFrame,
+    unpaywall: Endpoint,
+    downloads_dir: Path,
+    http: HttpSettings,
+    *,
+    limits: PdfLimits = PdfLimits(),
+    progress: ProgressCallback = no_progress,
+) -> pd.DataFrame:
+    """:func:`download_pdfs` for callers already inside an event loop.
+
+    ``records`` needs ``cluster_id`` and ``doi`` columns; ``progress`` is called with
+    (records done, records in all) as DOIs finish.
+    """
+    missing = {"cluster_id", "doi"} - set(records.columns)
+    if missing:
+        raise ValueError(f"records lack the column(s) {sorted(missing)}; the pdfs stage needs cluster_id and doi")
+    if not unpaywall.mailto:
+        raise ValueError("Unpaywall answers only requests that carry a contact address: set HYSEM_MAILTO "
+                         "or the query's mailto.")
+    directory = downloads_dir.resolve()
+    dois = [normalize_doi(value) if isinstance(value, str) else None for value in records["doi"]]
+    rows_per_doi = Counter(dois)
+    total = len(dois)
+    done = rows_per_doi[None]
+    progress(done, total)
+
+    async def work(client: HttpClient) -> dict[str, PdfOutcome]:
+        downloader = PdfDownloader(client.session, limits, RetryPolicy.from_settings(http))
+
+        async def one(doi: str) -> tuple[str, PdfOutcome]:
+            nonlocal done
+            outcome = await pdf_for(doi, client, unpaywall, downloader, directory)
+            done += rows_per_doi[doi]
+            progress(done, total)
+            return doi, outcome
+
+        return dict(await asyncio.gather(*(one(doi) for doi in sorted(set(dois) - {None}))))
+
+    outcomes = await with_client(unpaywall, http, work) if done < total else {}
+    rows = [
+        {"cluster_id": cluster_id, "doi": doi or _text(raw), **(outcomes[doi] if doi else _without_doi(raw)).row()}
+        for cluster_id, raw, doi in zip(records["cluster_id"], records["doi"], dois)
+    ]
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table["bytes"] = table["bytes"].astype("Int64")
+    return table
+
+
+async def pdf_for(
+    doi: str, client: HttpClient, unpaywall: Endpoint, downloader: PdfDownloader, downloads_dir: Path
+) -> PdfOutcome:
+    """The outcome for one normalized DOI: reused, downloaded, or the first link's failure."""
+    reused = await asyncio.to_thread(reuse, downloads_dir, doi)
+    if reused is not None:
+        return reused
+    try:
+        links = await open_locations(client, unpaywall, doi)
+    except DownloadFailed as failed:
+        return PdfOutcome(failed.status, failed.reason)
+    target = pdf_path(downloads_dir, doi)
+    failures: list[tuple[Location, DownloadFailed]] = []
+    for link in links:
+        try:
+            saved = await downloader.download(link.url, target)
+        except DownloadFailed as failed:
+            failures.append((link, failed))
+            continue
+        reason = f"downloaded after {len(failures)} failing link(s): {_attempts(failures)}" if failures else "downloaded"
+        outcome = PdfOutcome("saved", reason, _shown(link), str(target), saved.sha256, saved.bytes)
+        await asyncio.to_thread(remember, doi, outcome)
+        return outcome
+    (link, first), later = failures[0], failures[1:]
+    reason = first.reason + (f"; other link(s) failed too: {_attempts(later)}" if later else "")
+    return PdfOutcome(first.status, reason, _shown(link))
+
+
+def _attempts(failures: list[tuple[Location, DownloadFailed]]) -> str:
+    return "; ".join(f"{redact_url(link.url)}: {failed.status} ({failed.reason})" for link, failed in failures)
+
+
+def _shown(link: Location) -> Location:
+    """The location as it may appear in tables and on disk: secret query parameters masked."""
+    return replace(link, url=redact_url(link.url))
+
+
+def _text(value: object) -> str | None:
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def _without_doi(raw: object) -> PdfOutcome:
+    text = _text(raw)
+    reason = f"'{text}' is not a DOI" if text else "the record has no DOI"
+    return PdfOutcome("no_oa_location", reason)
