@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from hysem_assets.mirror import MirrorServer, Snapshot, default_snapshot_dir
+from hysem_assets.mirror.server import OVERSIZED_BYTES, SLOW_DRIP_INTERVAL_S
 
 SAMPLE = default_snapshot_dir()
 TRUTH = json.loads((SAMPLE / "truth.json").read_text(encoding="utf-8"))
@@ -303,3 +306,36 @@ def test_command_line_serves_and_prints_the_base_urls() -> None:
         process.terminate()
         process.wait(timeout=10)
         process.stdout.close()
+
+
+# ----------------------------------------------------------------------------- download faults
+
+
+def raw_get(mirror: MirrorServer, path: str, read: int) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and the first ``read`` bytes, without following redirects or reading to the end."""
+    connection = http.client.HTTPConnection("127.0.0.1", mirror.port, timeout=10)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read(read) if read else b""
+    finally:
+        connection.close()
+
+
+def test_oversized_route_streams_a_pdf_looking_body_without_a_length(mirror: MirrorServer) -> None:
+    status, headers, body = raw_get(mirror, "/files/oversized/x.pdf", 1 << 20)
+    assert status == 200 and headers["Content-Type"] == "application/pdf"
+    assert "Content-Length" not in headers and headers["Transfer-Encoding"] == "chunked"
+    assert body.startswith(b"%PDF-") and len(body) == 1 << 20 and OVERSIZED_BYTES > 50 * 2**20
+
+
+def test_loop_route_redirects_to_itself(mirror: MirrorServer) -> None:
+    status, headers, _ = raw_get(mirror, "/files/loop/x.pdf", 0)
+    assert (status, headers["Location"]) == (302, "/files/loop/x.pdf")
+
+
+def test_slow_route_drips(mirror: MirrorServer) -> None:
+    started = time.monotonic()
+    status, headers, body = raw_get(mirror, "/files/slow/x.pdf", 12)
+    assert status == 200 and headers["Content-Type"] == "application/pdf" and body.startswith(b"%PDF-")
+    assert time.monotonic() - started >= 2 * SLOW_DRIP_INTERVAL_S

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from hysem_assets.mirror import default_snapshot_dir
 
@@ -196,3 +197,54 @@ def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
 def test_sample_stays_small() -> None:
     total = sum(path.stat().st_size for path in SAMPLE.rglob("*") if path.is_file())
     assert total < 1_500_000
+
+
+# ----------------------------------------------------------------------------- full text
+
+
+def test_pdf_expectations_cover_every_doi_with_the_known_statuses(truth: dict) -> None:
+    statuses = truth["pdf_status"]
+    assert set(statuses) == {work["doi"] for work in truth["works"] if work["doi"]}
+    assert set(statuses.values()) == {"saved", "no_oa_location", "not_pdf", "too_large", "http_error", "timeout",
+                                      "invalid_pdf"}
+
+
+def test_every_unpaywall_link_stays_on_the_mirror() -> None:
+    for path in (SAMPLE / "unpaywall").glob("*.json"):
+        found = load(f"unpaywall/{path.name}")
+        for location in [found["best_oa_location"], *found["oa_locations"]]:
+            if location:
+                links = [location["url"], location["url_for_pdf"]]
+                assert all(link is None or link.startswith("{MIRROR}/files/") for link in links), path.name
+
+
+def test_sample_pdfs_are_small_articles_with_the_layouts_a_parser_meets(truth: dict) -> None:
+    pdfs = sorted((SAMPLE / "files").glob("*.pdf"))
+    saved = [doi for doi, status in truth["pdf_status"].items() if status == "saved"]
+    assert len(pdfs) >= 8 and len(saved) >= 8
+    assert sum(path.stat().st_size for path in (SAMPLE / "files").iterdir()) < 1_500_000
+    for path in pdfs:
+        assert path.stat().st_size < 60_000, path.name
+        data = path.read_bytes()
+        if b"%%EOF" not in data[-1024:]:
+            continue  # the planted truncated file
+        pages = [page.extract_text() for page in PdfReader(path).pages]
+        text = "\n".join(pages)
+        for heading in ("1 Introduction", "2 Methods", "3 Results", "4 Discussion", "References", "Table 1."):
+            assert heading in text, (path.name, heading)
+        assert "(1)" in text and "(2)" in text and "[1] " in text
+        assert len(pages) >= 2
+        assert "\n10\n11\n12\n" in pages[0] and "\n10\n11\n12\n" not in pages[1]  # line-numbered margin
+
+
+def test_pdf_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
+    pytest.importorskip("reportlab", reason="the sample extra (reportlab) builds the sample PDFs")
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_sample_pdfs.py"), "--out", str(tmp_path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    produced = {path.name: path.read_bytes() for path in (tmp_path / "files").iterdir()}
+    committed = {path.name: path.read_bytes() for path in (SAMPLE / "files").iterdir()}
+    assert produced.keys() == committed.keys()
+    assert [name for name in produced if produced[name] != committed[name]] == []

@@ -322,15 +322,12 @@ class Sample:
         if not oa:
             return
         fault = oa.get("fault")
-        pmc = work["sources"].get("pubmed", {}).get("pmc")
         if fault is not None and fault not in FAULTS:
             raise ValueError(f"{work['id']}: unknown oa.fault '{fault}' (one of {sorted(FAULTS)})")
         if not oa.get("pdf") and fault != "html":
             raise ValueError(f"{work['id']}: an open-access work without a PDF link needs fault: html")
-        if oa.get("repository_pdf") and not (pmc and fault):
+        if oa.get("repository_pdf") and not (work["sources"].get("pubmed", {}).get("pmc") and fault):
             raise ValueError(f"{work['id']}: repository_pdf needs a pmc and a failing best location")
-        if fault and pmc and not oa.get("repository_pdf"):
-            raise ValueError(f"{work['id']}: a failing best location would fall back to the PMC landing page")
 
     def record(self, work: dict[str, Any], source: str) -> Record | None:
         """The work as ``source`` holds it, or None when that source lacks it."""
@@ -1259,7 +1256,8 @@ def unpaywall_location(work: dict[str, Any], host: str, is_best: bool) -> dict[s
     pmc = work["sources"].get("pubmed", {}).get("pmc")
     preprint = work["kind"] == "preprint"
     repository = host == "repository" and not preprint
-    landing = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmc}" if repository and pmc else f"https://doi.org/{doi}"
+    # PMC's article page is served by the mirror: a downloader falls back to it when the best location fails
+    landing = f"{MIRROR}/files/{pmc}.html" if repository and pmc else f"https://doi.org/{doi}"
     pdf = pdf_url(doi) if oa.get("pdf") and (is_best or host == "publisher") else None
     if is_best and oa.get("fault"):
         planted = f"{MIRROR}/files/" + FAULTS[oa["fault"]][0].format(stem=file_stem(doi))
@@ -1343,16 +1341,21 @@ def mirror_files(work: dict[str, Any]) -> dict[str, str]:
     ``pdf`` is the article, ``truncated`` the article cut short, ``html`` a landing page;
     scripts/build_sample_pdfs.py renders them. Missing files and generated routes need none.
     """
-    oa = work.get("oa") or {}
+    oa = work.get("oa")
+    if not oa:
+        return {}
     fault = oa.get("fault")
     stem = file_stem(work["doi"])
+    pmc = work["sources"].get("pubmed", {}).get("pmc")
     files: dict[str, str] = {}
     if oa.get("pdf") and not fault:
         files[f"{stem}.pdf"] = "pdf"
     if fault in ("html", "truncated"):
         files[FAULTS[fault][0].format(stem=stem)] = fault
+    if pmc:
+        files[f"{pmc}.html"] = "html"
     if oa.get("repository_pdf"):
-        files[f"{work['sources']['pubmed']['pmc']}.pdf"] = "pdf"
+        files[f"{pmc}.pdf"] = "pdf"
     return files
 
 

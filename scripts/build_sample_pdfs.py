@@ -330,7 +330,7 @@ def article_pdf(work: dict[str, Any], sample: Sample) -> bytes:
 
 
 def landing_page(work: dict[str, Any]) -> bytes:
-    """A publisher's HTML landing page: what many "PDF" links really serve."""
+    """An article's HTML landing page: what many "PDF" links really serve."""
     title = html.escape(plain(work["title"]))
     authors = html.escape(", ".join(author.display for author in work["authors"]))
     abstract = "".join(f"<p>{html.escape(plain(' '.join(str(text).split())))}</p>"
@@ -341,8 +341,7 @@ def landing_page(work: dict[str, Any]) -> bytes:
         f"<title>{title} | {journal}</title>\n"
         f"<meta name=\"citation_title\" content=\"{title}\">\n<meta name=\"citation_doi\" content=\"{work['doi']}\">\n"
         f"</head>\n<body>\n<header>{journal}</header>\n<main>\n<h1>{title}</h1>\n<p class=\"authors\">{authors}</p>\n"
-        f"<section class=\"abstract\"><h2>Abstract</h2>{abstract}</section>\n"
-        "<p class=\"access\">Sign in or purchase access to download the full text.</p>\n</main>\n</body>\n</html>\n"
+        f"<section class=\"abstract\"><h2>Abstract</h2>{abstract}</section>\n</main>\n</body>\n</html>\n"
     )
     return page.encode("utf-8")
 

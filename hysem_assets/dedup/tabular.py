@@ -10,17 +10,23 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import bibtexparser
+from bibtexparser.bparser import BibTexParser
+from bibtexparser.customization import convert_to_unicode
 import pandas as pd
 import rispy
 
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
 from hysem_assets.identifiers import extract_doi
+
+#: An entry opening such as ``@article{`` (not ``@comment``, ``@string`` or ``@preamble``).
+_BIBTEX_ENTRY = re.compile(r"^\s*@(?!comment\b|string\b|preamble\b)\w+\s*[{(]", re.IGNORECASE | re.MULTILINE)
 
 #: Standard column -> accepted header names (compared case-insensitively), in preference order.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -85,17 +91,16 @@ def _read_ris(text: str) -> pd.DataFrame:
 
 
 def _read_bibtex(text: str) -> tuple[pd.DataFrame, list[str]]:
-    library = bibtexparser.parse_string(text)
-    rows = [
-        {"ID": entry.key, "ENTRYTYPE": entry.entry_type, **{f.key: f.value for f in entry.fields}}
-        for entry in library.entries
-    ]
-    warnings = [
-        f"BibTeX block starting at line {block.start_line + 1} could not be parsed and "
-        "was skipped. Check its braces and commas."
-        for block in library.failed_blocks
-    ]
-    return pd.DataFrame(rows), warnings
+    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
+    parser.customization = convert_to_unicode  # M{\"u}ller -> Müller
+    entries = bibtexparser.loads(text, parser=parser).entries
+    declared = len(_BIBTEX_ENTRY.findall(text))
+    warnings = (
+        [f"{declared - len(entries)} of {declared} BibTeX entries could not be parsed and were skipped. "
+         "Check their braces and commas."]
+        if declared > len(entries) else []
+    )
+    return pd.DataFrame(entries), warnings
 
 
 def read_bibliography(path: str | Path) -> pd.DataFrame:

@@ -113,7 +113,8 @@ def normalize_csl_item(item: Mapping[str, Any]) -> dict[str, Any]:
         if variable not in _CSL_VARIABLES:
             continue
         if variable in citeproc.NAMES:
-            value = [_csl_name(name) for name in value if isinstance(name, Mapping)] if isinstance(value, list) else None
+            names = value if isinstance(value, list) else []
+            value = [_csl_name(name) for name in names if isinstance(name, Mapping)]
         elif variable in citeproc.DATES:
             value = _csl_date(value)
         elif isinstance(value, list):
@@ -162,17 +163,23 @@ def render_citations(
             log.warning("could not render a %s citation for %s: %s", style, item_id, reason)
             citations[item_id] = Citation("", "", error=reason)
         else:
-            in_text, entry = result
+            in_text, entry = (_escape_ampersands(markup) for markup in result)
             citations[item_id] = Citation(_plain(in_text), _plain(entry), in_text, entry)
     return citations
 
 
+def _escape_ampersands(markup: str) -> str:
+    """citeproc-py's HTML escapes style terms but not every variable ("Science & Health")."""
+    return _BARE_AMPERSAND.sub("&amp;", markup)
+
+
 def _plain(markup: str) -> str:
-    """Plain text of citeproc-py's HTML: its only markup is inline tags and escaped text."""
+    """Plain text of the HTML: its only markup is inline tags (<i>, <sup>, ...) and entities."""
     return html.unescape(_TAG.sub("", markup))
 
 
 _TAG = re.compile(r"<[^>]+>")
+_BARE_AMPERSAND = re.compile(r"&(?!(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);)")
 _Rendered = tuple[str, str] | Exception
 
 
@@ -188,7 +195,7 @@ def _render(style: CitationStylesStyle, items: list[dict[str, Any]]) -> dict[str
                 raise ValueError(f"id {item_id!r} repeats {keys[key]!r} (citeproc-py ignores case in ids)")
             source.update(CiteProcJSON([item]))
             keys[key] = item_id
-        except Exception as exc:  # noqa: BLE001 - any parse failure belongs to this item
+        except Exception as exc:  # any parse failure belongs to this item
             results[item_id] = exc
     bibliography = CitationStylesBibliography(style, source, formatter.html)
     cites = {key: CiteprocCitation([CitationItem(key)]) for key in keys}
@@ -201,7 +208,7 @@ def _render(style: CitationStylesStyle, items: list[dict[str, Any]]) -> dict[str
             in_text = str(bibliography.cite(cites[item.key], _unknown_item))
             entry = "".join(str(text) for text in style.render_bibliography([item])) if style.has_bibliography() else ""
             results[keys[item.key]] = (quote_fix(in_text), quote_fix(entry))
-        except Exception as exc:  # noqa: BLE001 - a style/item combination citeproc-py cannot render
+        except Exception as exc:  # a style/item combination citeproc-py cannot render
             results[keys[item.key]] = exc
     return {item["id"]: results[item["id"]] for item in items}
 
@@ -211,18 +218,18 @@ def _sort(bibliography: CitationStylesBibliography, keys: dict[str, str], result
     try:
         bibliography.sort()
         return
-    except Exception:  # noqa: BLE001 - find the items responsible below
+    except Exception:  # find the items responsible below
         pass
     for item in list(bibliography.items):
         try:
             bibliography.style.sort_bibliography([item])
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             results[keys[item.key]] = exc
             bibliography.items.remove(item)
             bibliography.keys.remove(item.key)
     try:
         bibliography.sort()
-    except Exception as exc:  # noqa: BLE001 - only the combination fails: keep input order
+    except Exception as exc:  # only the combination fails: keep input order
         log.warning("bibliography could not be sorted, kept in input order: %s", exc)
 
 

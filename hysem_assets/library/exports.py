@@ -13,7 +13,7 @@ import re
 import string
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -55,7 +55,8 @@ _LATEX_LETTERS = {
     "ø": r"{\o}", "Ø": r"{\O}", "æ": r"{\ae}", "Æ": r"{\AE}", "œ": r"{\oe}", "Œ": r"{\OE}",
     "ß": r"{\ss}", "ł": r"{\l}", "Ł": r"{\L}", "ı": r"{\i}", "–": "--", "—": "---",
 }
-_ASCII_LETTERS = {"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss", "ł": "l", "Ł": "L", "ı": "i", "đ": "d", "Đ": "D"}
+_ASCII_LETTERS = {"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss", "ł": "l", "Ł": "L",
+                  "ı": "i", "đ": "d", "Đ": "D"}
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
     "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
@@ -111,7 +112,7 @@ def write_exports(corpus: pd.DataFrame, directory: Path, stem: str) -> dict[str,
     return paths
 
 
-def _unique_keys(all_works: Iterable[Work]) -> dict[str, str]:
+def _unique_keys(all_works: list[Work]) -> dict[str, str]:
     groups: dict[str, list[str]] = defaultdict(list)
     for work in all_works:
         groups[_base_key(work)].append(work.id)
@@ -128,7 +129,7 @@ def _unique_keys(all_works: Iterable[Work]) -> dict[str, str]:
                 key = base + next(suffixes)
             taken.add(key)
             keys[cluster_id] = key
-    return keys
+    return {work.id: keys[work.id] for work in all_works}
 
 
 def _suffixes() -> Iterator[str]:

@@ -127,20 +127,20 @@ class Work:
     pages: str | None
     doi: str | None
     pmid: str | None
-    url: str | None
+    url: str | None  # an open-access copy (the corpus oa_url)
     abstract: str | None
     language: str | None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Work:
         container = text(row.get("journal"))
-        year = text(row.get("year"))
+        year = re.search(r"\d{4}", text(row.get("year")) or "")
         return cls(
             id=str(row["cluster_id"]),
             kind=kind_of(text(row.get("item_type")), container),
             title=_title(text(row.get("title"))),
             authors=tuple(Person.parse(name) for name in strings(row.get("authors"))),
-            year=int(float(year)) if year else None,
+            year=int(year.group()) if year else None,
             container=container,
             volume=text(row.get("volume")),
             issue=text(row.get("issue")),

@@ -1,8 +1,8 @@
 """The Zotero library of a query: items, PDF attachments and Zotero-rendered citations.
 
 Writes go through pyzotero to the Zotero Web API v3, or to any server that speaks it
-(``base_url``). Re-runs create nothing twice: every item carries its DOI, or without one its
-cluster id in ``extra``, and is looked up before anything is created. A failed item keeps its
+(``base_url``). Re-runs create nothing twice: every item carries its cluster id in ``extra``
+and is looked up by it, then by DOI, before anything is created. A failed item keeps its
 reason and the others go on. The API key never leaves this module: failures are re-raised as
 :class:`ZoteroError` with the key redacted and no chained exception that could still hold it.
 """
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 ZOTERO_URL = "https://api.zotero.org"
 #: The most objects the Zotero API accepts in one write request.
 MAX_BATCH = 50
-#: Line in an item's ``extra`` naming the cluster it came from (the identity of DOI-less items).
+#: Line in an item's ``extra`` naming the cluster it came from, so later runs recognise it.
 CLUSTER_FIELD = "hysem-cluster"
 PDF_TITLE = "Full Text PDF"
 
@@ -50,11 +50,12 @@ _ZOTERO_TYPES: dict[Kind, tuple[str, str, frozenset[str]]] = {
     "dataset": ("dataset", "repository", frozenset({"DOI"})),
     "other": ("document", "publisher", frozenset()),
 }
+_TYPE_DEPENDENT = frozenset({"volume", "issue", "pages", "DOI"})
 _NOT_WORKS = frozenset({"attachment", "note", "annotation"})
 _FATAL = (ze.UserNotAuthorisedError, ze.MissingCredentialsError, httpx2.ConnectError)
 
-T = TypeVar("T")
-R = TypeVar("R")
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 class ZoteroError(RuntimeError):
@@ -124,7 +125,7 @@ def to_zotero_item(row: Mapping[str, Any]) -> dict[str, Any]:
     }
     item: dict[str, Any] = {"itemType": item_type, "creators": [_creator(person) for person in work.authors]}
     for name, value in fields.items():
-        if value and (name not in {"volume", "issue", "pages", "DOI"} or name in optional):
+        if value and (name in optional or name not in _TYPE_DEPENDENT):
             item[name] = value
     return item
 
@@ -132,25 +133,28 @@ def to_zotero_item(row: Mapping[str, Any]) -> dict[str, Any]:
 def find_existing(
     library: ZoteroLibrary, items: Mapping[str, Mapping[str, Any]], max_workers: int = 4
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """Keys of the items already in the library, matched by DOI or cluster id; and lookup failures.
+    """Keys of the items already in the library, matched by cluster id or DOI; and lookup failures.
 
-    An item whose lookup failed is reported, not created: creating it could make a duplicate.
+    The cluster id finds items an earlier run wrote (even if the work has gained a DOI since);
+    the DOI finds items added by hand. An item whose lookup failed is reported, not created:
+    creating it could make a duplicate.
     """
 
     def look_up(client: zotero.Zotero, entry: tuple[str, Mapping[str, Any]]) -> tuple[str, str | None, str | None]:
         cluster_id, item = entry
         doi, cluster = _identity(item)
-        if not (doi or cluster):
-            return cluster_id, None, None  # nothing to recognise it by: it is new
-        try:
-            hits = _call(library, f"search for {doi or cluster}", client.items, q=doi or cluster, qmode="everything")
-        except ZoteroError as error:
-            if error.fatal:
-                raise
-            return cluster_id, None, str(error)
-        matches = [hit["data"] for hit in hits if _same_work(hit.get("data", {}), doi, cluster)]
-        oldest = min(matches, key=lambda data: (data.get("dateAdded", ""), data["key"]), default=None)
-        return cluster_id, oldest["key"] if oldest else None, None
+        for query in filter(None, (cluster, doi)):
+            try:
+                hits = _call(library, f"search for {query}", client.items, q=query, qmode="everything")
+            except ZoteroError as error:
+                if error.fatal:
+                    raise
+                return cluster_id, None, str(error)
+            matches = [hit["data"] for hit in hits if _same_work(hit.get("data", {}), doi, cluster)]
+            if matches:  # several copies: the oldest is the one people have been citing
+                oldest = min(matches, key=lambda data: (data.get("dateAdded", ""), data["key"]))
+                return cluster_id, oldest["key"], None
+        return cluster_id, None, None
 
     found, failures = _split(_in_parallel(library, look_up, list(items.items()), max_workers))
     log.info("Zotero: %d of %d items already in the library", len(found), len(items))
@@ -189,9 +193,8 @@ def create_items(
                 keys[cluster_id] = key
             else:
                 failed = response.get("failed", {}).get(slot) or {}
-                failures[cluster_id] = library.redact(
-                    f"Zotero rejected the item (HTTP {failed.get('code', '?')}): {failed.get('message', 'no reason given')}"
-                )
+                code, message = failed.get("code", "?"), failed.get("message", "no reason given")
+                failures[cluster_id] = library.redact(f"Zotero rejected the item (HTTP {code}): {message}")
         log.info("Zotero: batch %d/%d written (%d items)", number, len(batches), len(batch))
     return keys, failures
 
@@ -205,7 +208,8 @@ def attach_pdfs(
     without its file by an interrupted run gets the file.
     """
     failures = {cluster_id: "no Zotero item to attach the PDF to" for cluster_id in pdfs if cluster_id not in parents}
-    tasks = [(cluster_id, parents[cluster_id], Path(path)) for cluster_id, path in pdfs.items() if cluster_id in parents]
+    tasks = [(cluster_id, parents[cluster_id], Path(path)) for cluster_id, path in pdfs.items()
+             if cluster_id in parents]
 
     def attach(client: zotero.Zotero, task: tuple[str, str, Path]) -> tuple[str, str | None, str | None]:
         cluster_id, parent, path = task
@@ -229,7 +233,8 @@ def sync_library(
     """Bring the corpus into the library: look up, create what is missing, attach PDFs."""
     items = {str(row["cluster_id"]): to_zotero_item(row) for row in corpus.to_dict("records")}
     found, failures = find_existing(library, items, max_workers)
-    missing = {cluster_id: item for cluster_id, item in items.items() if cluster_id not in found.keys() | failures.keys()}
+    settled = found.keys() | failures.keys()
+    missing = {cluster_id: item for cluster_id, item in items.items() if cluster_id not in settled}
     created, create_failures = create_items(library, missing)
     known = {**found, **created}
     keys = {cluster_id: known[cluster_id] for cluster_id in items if cluster_id in known}
@@ -277,7 +282,7 @@ def with_zotero_fallback(
     return result
 
 
-def _call(library: ZoteroLibrary, action: str, function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+def _call(library: ZoteroLibrary, action: str, function: Callable[..., _R], *args: Any, **kwargs: Any) -> _R:
     """Run one pyzotero call; a failure becomes a ZoteroError with the key redacted.
 
     The error is raised outside the ``except`` block so it carries no ``__context__``:
@@ -286,7 +291,7 @@ def _call(library: ZoteroLibrary, action: str, function: Callable[..., R], *args
     """
     try:
         return function(*args, **kwargs)
-    except Exception as exc:  # noqa: BLE001 - every pyzotero and transport error is reported the same way
+    except Exception as exc:  # every pyzotero and transport error is reported the same way
         error = ZoteroError(
             library.redact(f"Zotero {action} failed: {type(exc).__name__}: {' '.join(str(exc).split())}"),
             fatal=isinstance(exc, _FATAL),
@@ -295,12 +300,12 @@ def _call(library: ZoteroLibrary, action: str, function: Callable[..., R], *args
 
 
 def _in_parallel(
-    library: ZoteroLibrary, work: Callable[[zotero.Zotero, T], R], tasks: list[T], max_workers: int
-) -> list[R]:
+    library: ZoteroLibrary, work: Callable[[zotero.Zotero, _T], _R], tasks: list[_T], max_workers: int
+) -> list[_R]:
     """``work(client, task)`` for every task on a few threads, each thread with its own client."""
     local = threading.local()
 
-    def run(task: T) -> R:
+    def run(task: _T) -> _R:
         if not hasattr(local, "client"):
             local.client = library.connect()
         return work(local.client, task)

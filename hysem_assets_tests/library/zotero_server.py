@@ -10,6 +10,7 @@ storage URL, register the upload). It keeps a log of every request for tests to 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import json
@@ -25,6 +26,7 @@ from aiohttp import web
 from hysem_assets_tests.local_server import ThreadedServer
 
 KEY_CHARS = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
+BODY = web.RequestKey("body", object)
 COMMON_FIELDS = {"itemType", "creators", "tags", "collections", "relations", "key", "version", "dateAdded",
                  "dateModified", "deleted"}
 SHARED_FIELDS = {"title", "abstractNote", "date", "language", "shortTitle", "url", "accessDate", "archive",
@@ -79,6 +81,10 @@ class ZoteroServer:
         #: (method, path regex, status): the next matching request fails with that status and a
         #: body that echoes the request headers, as a careless error page would.
         self.failures: list[tuple[str, str, int]] = []
+        #: Seconds the storage upload takes, and the most uploads seen in flight at once.
+        self.upload_delay = 0.0
+        self.max_parallel_uploads = 0
+        self._uploads_in_flight = 0
         self._keys = random.Random(20240601)
         self._uploads: dict[str, dict[str, Any]] = {}
         self._upload_counter = itertools.count(1)
@@ -122,20 +128,21 @@ class ZoteroServer:
 
     @web.middleware
     async def _middleware(self, request: web.Request, handler):
+        if request.path.startswith("/storage"):  # multipart: the storage handler records it
+            return await handler(request)
         body: Any = None
-        if request.can_read_body and not request.path.startswith("/storage"):
+        if request.can_read_body:
             raw = await request.read()
-            kind = request.content_type
-            body = json.loads(raw) if kind == "application/json" else dict(await request.post())
-        request["body"] = body
+            body = json.loads(raw) if request.content_type == "application/json" else dict(await request.post())
+        request[BODY] = body
         self.requests.append(Recorded(request.method, request.path, dict(request.query), dict(request.headers), body))
         for index, (method, pattern, status) in enumerate(self.failures):
             if method == request.method and re.fullmatch(pattern, request.path):
                 del self.failures[index]
                 return web.Response(status=status, text=f"Internal error; request headers: {dict(request.headers)}")
-        if not request.path.startswith("/storage") and request.path != "/items/new":
-            key = request.headers.get("Zotero-API-Key") or request.headers.get("Authorization", "").removeprefix("Bearer ")
-            if key != self.api_key:
+        if request.path != "/items/new":
+            bearer = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            if (request.headers.get("Zotero-API-Key") or bearer) != self.api_key:
                 return web.Response(status=403, text="Forbidden")
             if request.match_info.get("library") != str(self.library_id):
                 return web.Response(status=403, text="Forbidden")
@@ -183,7 +190,7 @@ class ZoteroServer:
         if token in self._write_tokens:
             return web.Response(status=412, text="Write token already used")
         self._write_tokens.add(token)
-        objects = request["body"]
+        objects = request[BODY]
         if not isinstance(objects, list):
             return web.Response(status=400, text="Uploaded data must be a JSON array")
         if len(objects) > 50:
@@ -222,7 +229,8 @@ class ZoteroServer:
 
     def _store(self, data: dict[str, Any], version: int) -> dict[str, Any]:
         key = "".join(self._keys.choice(KEY_CHARS) for _ in range(8))
-        data.update(key=key, version=version, dateAdded=f"2024-06-01T00:00:{len(self.items) % 60:02d}Z")
+        stamp = f"2024-06-01T00:{len(self.items) // 60 % 60:02d}:{len(self.items) % 60:02d}Z"
+        data.update(key=key, version=version, dateAdded=stamp, dateModified=stamp)
         data.setdefault("tags", [])
         data.setdefault("relations", {})
         if not data.get("parentItem"):
@@ -252,7 +260,7 @@ class ZoteroServer:
         data = item["data"]
         if data.get("itemType") != "attachment" or data.get("linkMode") != "imported_file":
             return web.Response(status=400, text="Item is not an imported file attachment")
-        form = request["body"] or {}
+        form = request[BODY] or {}
         if_match, if_none_match = request.headers.get("If-Match"), request.headers.get("If-None-Match")
         if not (if_match or if_none_match == "*"):
             return web.Response(status=428, text="If-Match/If-None-Match header not provided")
@@ -277,7 +285,11 @@ class ZoteroServer:
         fields: dict[str, Any] = {}
         reader = await request.multipart()
         async for part in reader:
-            fields[part.name] = await part.read() if part.name == "file" else await part.text()
+            fields[part.name] = bytes(await part.read()) if part.name == "file" else await part.text()
+        self._uploads_in_flight += 1
+        self.max_parallel_uploads = max(self.max_parallel_uploads, self._uploads_in_flight)
+        await asyncio.sleep(self.upload_delay)
+        self._uploads_in_flight -= 1
         self.requests.append(Recorded("POST", request.path, {}, dict(request.headers),
                                       {k: v for k, v in fields.items() if k != "file"}))
         upload = next((u for u in self._uploads.values() if u["params"]["key"] == fields.get("key")), None)

@@ -1,0 +1,32 @@
+"""The one interface every model backend implements, so assets never care which one runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from hysem_assets.llm.completion import Completion, GenerationParams, Message
+
+
+@runtime_checkable
+class LLMBackend(Protocol):
+    """Answers chat requests, optionally constrained to a JSON schema.
+
+    ``model`` names what answers (it is hashed into cache keys, so two models never share
+    cached answers). Implementations raise :class:`~hysem_assets.llm.completion.LLMError`
+    for requests they cannot answer; ``aclose`` releases connections bound to the running
+    event loop, after which the backend may be used again from another loop.
+    """
+
+    @property
+    def model(self) -> str: ...
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        params: GenerationParams | None = None,
+    ) -> Completion: ...
+
+    async def aclose(self) -> None: ...

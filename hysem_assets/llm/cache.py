@@ -1,0 +1,69 @@
+"""Answers on disk, keyed by everything that determines them, so a re-run costs nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hysem_assets.llm.completion import Completion, Message
+
+
+def cache_key(model: str, messages: Sequence[Message], schema: Mapping[str, Any] | None, params: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of (model, messages, schema, parameters).
+
+    Keys sorted and separators fixed, so equal requests hash equally whatever order their
+    dicts were built in. Nothing secret (API keys, URLs) takes part.
+    """
+    payload = {"model": model, "messages": list(messages), "schema": schema, "params": dict(params)}
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """One JSON file per answer under ``directory/<2 hex>/<key>.json``, written atomically.
+
+    Files rather than a database: concurrent runs (Dagster steps in separate processes)
+    can share a cache without locks, since a rename either lands whole or not at all.
+    """
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Completion | None:
+        try:
+            stored = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        return Completion(
+            text=stored["text"],
+            prompt_tokens=stored.get("prompt_tokens", 0),
+            completion_tokens=stored.get("completion_tokens", 0),
+            finish_reason=stored.get("finish_reason"),
+            cached=True,
+        )
+
+    def put(self, key: str, completion: Completion) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stored = {
+            "text": completion.text,
+            "prompt_tokens": completion.prompt_tokens,
+            "completion_tokens": completion.completion_tokens,
+            "finish_reason": completion.finish_reason,
+        }
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(stored, file, ensure_ascii=False)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,115 @@
+"""The profile's description of one asset's model backend, validated before anything starts.
+
+The ``backend`` key picks the shape; unknown keys are errors, so a typo in a profile
+fails loudly instead of silently falling back to a default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from hysem_assets.llm.completion import GenerationParams
+
+StructuredOutput = Literal["json_schema", "json_object", "ollama", "none"]
+
+
+class BackendConfigError(ValueError):
+    """A backend description that does not match any backend's expected shape."""
+
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    #: Replay answers from disk (keyed by model, messages, schema and parameters).
+    cache: bool = True
+    #: Where cached answers live; default ``$HYSEM_HOME/llm_cache``.
+    cache_dir: Path | None = None
+    #: Requests in flight at once.
+    max_concurrency: int = Field(4, ge=1)
+    params: GenerationParams = Field(default_factory=GenerationParams)
+
+
+class _Http(_Common):
+    model: str
+    base_url: str | None = None
+    #: An environment variable that, when set, replaces ``base_url``.
+    base_url_env: str | None = "HYSEM_LLM_URL"
+    #: The environment variable holding the API key (sent as a Bearer token, never logged).
+    api_key_env: str = "HYSEM_LLM_API_KEY"
+    #: Seconds a request may wait for the server's answer before it is retried.
+    timeout_s: float = Field(300.0, gt=0)
+    connect_timeout_s: float = Field(10.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    backoff_base_s: float = Field(1.0, ge=0)
+    backoff_max_s: float = Field(30.0, ge=0)
+    requests_per_second: float = Field(50.0, gt=0)
+    #: Ask the server for output that matches the schema exactly (json_schema only).
+    strict: bool = True
+
+
+class VllmConfig(_Http):
+    """A ``vllm serve`` server; structured output always through ``response_format`` json_schema."""
+
+    backend: Literal["vllm"]
+    base_url: str | None = "http://127.0.0.1:8000/v1"
+
+
+class OpenAIConfig(_Http):
+    """Any OpenAI-compatible server, with how it spells structured output.
+
+    ``base_url`` is the API root a client library would take (``http://host:8080/v1``),
+    except for ``structured_output: ollama``, which talks to Ollama's native ``/api/chat``
+    and takes the server root (``http://host:11434``).
+    """
+
+    backend: Literal["openai"]
+    structured_output: StructuredOutput = "json_schema"
+
+
+class VllmInprocConfig(_Common):
+    """``vllm.LLM`` inside the asset's process, on the GPUs the process can see."""
+
+    backend: Literal["vllm_inproc"]
+    model: str
+    tensor_parallel_size: int = Field(1, ge=1)
+    gpu_memory_utilization: float = Field(0.9, gt=0, le=1)
+    max_model_len: int | None = Field(None, ge=1)
+    #: Further keyword arguments for ``vllm.LLM`` (dtype, quantization, enforce_eager...).
+    engine_args: dict[str, Any] = Field(default_factory=dict)
+    max_concurrency: int = Field(1, ge=1)
+
+
+class ExtractiveConfig(_Common):
+    """The embedded default: dictionaries, regular expressions and MiniLM sentence ranking."""
+
+    backend: Literal["extractive"]
+    #: Field definitions; default ``<config dir>/fields.yaml``.
+    fields_path: Path | None = None
+    #: Synonym dictionaries, one ``<field>.yaml`` each; default ``<config dir>/dictionaries``.
+    dictionaries_dir: Path | None = None
+    #: A sentence-transformers model path or name; default the packaged all-MiniLM-L6-v2.
+    embedding_model: str | None = None
+    device: str = "cpu"
+    #: Sentences kept for a text field, most similar to the field's explanation first.
+    sentences: int = Field(1, ge=1)
+    #: Below this cosine similarity a sentence is not an answer (the field stays empty).
+    min_similarity: float = Field(0.2, ge=-1, le=1)
+
+
+BackendConfig = Annotated[
+    VllmConfig | OpenAIConfig | VllmInprocConfig | ExtractiveConfig,
+    Field(discriminator="backend"),
+]
+_ADAPTER: TypeAdapter[BackendConfig] = TypeAdapter(BackendConfig)
+
+
+def parse_backend_config(config: Mapping[str, Any]) -> BackendConfig:
+    """Validate a profile's backend mapping; the error says which keys are wrong and why."""
+    try:
+        return _ADAPTER.validate_python(dict(config))
+    except ValidationError as exc:
+        raise BackendConfigError(f"Invalid LLM backend configuration: {exc}") from exc
