@@ -9,7 +9,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,sample]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -27,7 +27,7 @@ validate: install
 	$(VENV)/bin/dagster definitions validate -w workspace.yaml
 
 bench: install
-	$(PY) -m pip install --quiet -e '.[test,bench]'
+	$(PY) -m pip install --quiet -e '.[test,sample,bench]'
 	for script in benchmarks/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 clean:

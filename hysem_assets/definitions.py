@@ -4,14 +4,14 @@ from dagster import Definitions
 
 from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import deduped_corpus
-from hysem_assets.fulltext.assets import library
+from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.jobs import query_job
 from hysem_assets.resources import ScholarlyApis
 from hysem_assets.sensors import queries_sensor
 from hysem_assets.storage import ParquetStorage
 
 defs = Definitions(
-    assets=[*raw_metadata_assets, deduped_corpus, library],
+    assets=[*raw_metadata_assets, deduped_corpus, pdfs, library],
     jobs=[query_job],
     sensors=[queries_sensor],
     resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},

@@ -66,6 +66,20 @@ class HttpSettings(BaseModel):
     backoff_max_s: float = Field(60.0, ge=0)
 
 
+class PdfSettings(BaseModel):
+    """Limits of the open-access PDF downloads."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_megabytes: float = Field(50.0, gt=0)
+    #: Seconds for one response from request to last byte (a slow drip ends here).
+    timeout_s: float = Field(300.0, gt=0)
+    max_redirects: int = Field(5, ge=0)
+    #: Request starts per second to any one host.
+    requests_per_second: float = Field(2.0, gt=0)
+    max_concurrency: int = Field(4, ge=1)
+
+
 class Profile(BaseModel):
     """One deployment profile, as read from ``resources/<name>.yaml``."""
 
@@ -77,6 +91,7 @@ class Profile(BaseModel):
     mirror: bool = False
     sources: dict[SourceName, SourceSettings] = Field(default_factory=dict)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    pdfs: PdfSettings = Field(default_factory=PdfSettings)
 
     def source(self, name: str) -> SourceSettings:
         return self.sources.get(name) or SourceSettings()  # type: ignore[call-overload]

@@ -1397,7 +1397,7 @@ def render_truth(sample: Sample) -> dict[str, Any]:
         "unique_works": len(works),
         "multi_source_works": sum(len(work["records"]) > 1 for work in works),
         "retracted_dois": sorted(work["doi"] for work in sample.works if "has-retraction" in work["relations"]),
-        "pdf_status": dict(sorted((work["doi"], expected_pdf_status(work)) for work in sample.works if work.get("doi"))),
+        "pdf_status": dict(sorted((w["doi"], expected_pdf_status(w)) for w in sample.works if w.get("doi"))),
         "works": works,
     }
 

@@ -1,10 +1,30 @@
-"""Full-text stage assets: ``library`` (citations, exports, Zotero)."""
+"""Full-text stage assets: ``pdfs`` (open-access downloads) and ``library`` (citations, Zotero)."""
 
 import os
+import time
+from pathlib import Path
 
 import pandas as pd
-from dagster import AssetExecutionContext, AssetIn, Config, MetadataValue, Output, asset
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetIn,
+    Config,
+    Failure,
+    MetadataValue,
+    Output,
+    asset,
+)
 from pydantic import Field
+
+from hysem_assets.fulltext.download import PdfLimits
+from hysem_assets.fulltext.outcome import STATUSES
+from hysem_assets.fulltext.pdfcheck import structural_problem
+from hysem_assets.fulltext.pdfs import download_pdfs
+from hysem_assets.progress import Progress
+from hysem_assets.queries import get_query
+from hysem_assets.resources import ScholarlyApis
 
 from hysem_assets.library.csl import render_citations, to_csl_item
 from hysem_assets.library.exports import write_exports
@@ -13,6 +33,75 @@ from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.settings import api_key, config_dir, hysem_home, load_profile
 from hysem_assets.sources.endpoints import base_url
+
+
+def downloads_dir():
+    return hysem_home() / "downloads" / "pdfs"
+
+
+def pdf_limits(profile) -> PdfLimits:
+    settings = profile.pdfs
+    return PdfLimits(
+        max_bytes=int(settings.max_megabytes * 2**20), timeout_s=settings.timeout_s,
+        max_redirects=settings.max_redirects, requests_per_second=settings.requests_per_second,
+        max_concurrency=settings.max_concurrency,
+    )
+
+
+def invalid_saved_files(table: pd.DataFrame) -> list[str]:
+    """Saved rows whose file is missing or not a complete PDF (the check behind ``every_pdf_is_valid``)."""
+    saved = table[table["status"] == "saved"]
+    return [path for path in saved["path"] if not os.path.isfile(path) or structural_problem(Path(path))]
+
+
+@asset(
+    group_name="fulltext",
+    partitions_def=queries_partitions,
+    ins={"deduped_corpus": AssetIn()},
+    check_specs=[AssetCheckSpec("every_pdf_is_valid", asset="pdfs", blocking=True,
+                                description="Every saved file exists and is a complete PDF.")],
+    description=(
+        "One row per work: its open-access PDF from Unpaywall's locations (best first), streamed with a size "
+        "cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the status "
+        "and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf)."
+    ),
+    kinds={"python", "parquet", "pdf"},
+    code_version="1",
+)
+def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_corpus: pd.DataFrame):
+    spec = get_query(context.partition_key)
+    endpoint = scholarly_apis.endpoint("unpaywall", spec)
+    if not endpoint.mailto:
+        raise Failure(description="Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO.")
+    records = deduped_corpus[["cluster_id", "doi"]]
+    progress = Progress(context.log, "pdfs", unit="works")
+    started = time.monotonic()
+    try:
+        table = download_pdfs(
+            records, endpoint, downloads_dir(), scholarly_apis.active_profile.http,
+            limits=pdf_limits(scholarly_apis.active_profile), progress=progress,
+        )
+    finally:
+        progress.close()
+    counts = table["status"].value_counts()
+    problems = table[~table["status"].isin(["saved", "no_oa_location"])]
+    metadata = {
+        "dagster/row_count": len(table),
+        "saved": int(counts.get("saved", 0)),
+        "saved_megabytes": round(float(table["bytes"].fillna(0).sum()) / 2**20, 2),
+        "seconds": round(time.monotonic() - started, 2),
+        "statuses": MetadataValue.md(
+            pd.DataFrame({"status": list(STATUSES), "works": [int(counts.get(s, 0)) for s in STATUSES]}).to_markdown(index=False)
+        ),
+        "downloads_dir": MetadataValue.path(str(downloads_dir())),
+    }
+    if len(problems):
+        metadata["problems"] = MetadataValue.md(problems[["doi", "status", "reason"]].head(30).to_markdown(index=False))
+    yield Output(table, metadata=metadata)
+    invalid = invalid_saved_files(table)
+    yield AssetCheckResult(check_name="every_pdf_is_valid", passed=not invalid,
+                           metadata={"saved": int(counts.get("saved", 0)), "invalid": len(invalid),
+                                     "examples": ", ".join(invalid[:5]) or "none"})
 
 
 class LibraryConfig(Config):
@@ -32,7 +121,7 @@ def zotero_from_environment() -> ZoteroLibrary | None:
 @asset(
     group_name="fulltext",
     partitions_def=queries_partitions,
-    ins={"deduped_corpus": AssetIn()},
+    ins={"deduped_corpus": AssetIn(), "pdfs": AssetIn()},
     description=(
         "Citations for every work rendered locally with citeproc-py (CSL style from config/citations.yaml), "
         "CSL-JSON/BibTeX/RIS exports, and the Zotero library when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set."
@@ -40,7 +129,9 @@ def zotero_from_environment() -> ZoteroLibrary | None:
     kinds={"python", "parquet"},
     code_version="1",
 )
-def library(context: AssetExecutionContext, config: LibraryConfig, deduped_corpus: pd.DataFrame) -> Output[pd.DataFrame]:
+def library(
+    context: AssetExecutionContext, config: LibraryConfig, deduped_corpus: pd.DataFrame, pdfs: pd.DataFrame
+) -> Output[pd.DataFrame]:
     settings = load_citation_settings(config_dir() / "citations.yaml")
     style, locale = config.style or settings.style, config.locale or settings.locale
     items = [to_csl_item(row) for row in deduped_corpus.to_dict("records")]
@@ -49,7 +140,8 @@ def library(context: AssetExecutionContext, config: LibraryConfig, deduped_corpu
 
     zotero, keys, failures = zotero_from_environment(), {}, {}
     if zotero is not None:
-        sync = sync_library(zotero, deduped_corpus)
+        saved = pdfs[pdfs["status"] == "saved"]
+        sync = sync_library(zotero, deduped_corpus, dict(zip(saved["cluster_id"], saved["path"])))
         keys, failures = sync.keys, sync.failures
         context.log.info(f"Zotero: {len(sync.created)} created, {len(sync.found)} already there, {len(failures)} failed")
         citations = with_zotero_fallback(citations, keys, zotero, style, locale)

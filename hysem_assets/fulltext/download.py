@@ -28,9 +28,6 @@ from hysem_assets.fulltext.store import PartialFile, partial_file
 from hysem_assets.sources.http import RETRY_STATUSES, RateLimiter, RetryPolicy, parse_retry_after, redact_url
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-#: Spacing margin of the per-host limiters, wider than the API clients' 3%: each download also
-#: writes, flushes and checks a file, so request starts jitter more on a busy machine.
-PDF_RATE_HEADROOM = 0.05
 _CHUNK = 64 * 1024
 
 
@@ -49,7 +46,8 @@ class PdfLimits:
     max_concurrency: int = 4
 
     def __post_init__(self) -> None:
-        if self.max_bytes <= 0 or self.timeout_s <= 0 or self.max_redirects < 0 or self.max_concurrency < 1:
+        if min(self.max_bytes, self.timeout_s, self.requests_per_second) <= 0 or self.max_redirects < 0 \
+                or self.max_concurrency < 1:
             raise ValueError(f"invalid PDF download limits: {self}")
 
 
@@ -60,9 +58,10 @@ class Saved:
 
 
 class _Retryable(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, url: str, retry_after: float | None = None):
         super().__init__(reason)
         self.reason = reason
+        self.url = url
         self.retry_after = retry_after
 
 
@@ -79,7 +78,7 @@ class PdfDownloader:
     def limiter(self, url: str) -> RateLimiter:
         host = urlsplit(url).netloc.lower()
         if host not in self._limiters:
-            self._limiters[host] = RateLimiter(self.limits.requests_per_second, headroom=PDF_RATE_HEADROOM)
+            self._limiters[host] = RateLimiter(self.limits.requests_per_second)
         return self._limiters[host]
 
     async def download(self, url: str, target: Path) -> Saved:
@@ -94,7 +93,7 @@ class PdfDownloader:
                     raise DownloadFailed("http_error", f"{retryable.reason} after {attempt + 1} attempts") from None
                 delay = self.retry.delay(attempt, retryable.retry_after)
                 if retryable.retry_after:
-                    self.limiter(url).defer(retryable.retry_after)
+                    self.limiter(retryable.url).defer(retryable.retry_after)
                 attempt += 1
                 await asyncio.sleep(delay)
 
@@ -116,7 +115,7 @@ class PdfDownloader:
                 reason = str(error) or f"no complete response within {self.limits.timeout_s:g} s"
                 raise DownloadFailed("timeout", reason) from None
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as error:
-                raise _Retryable(_describe(error)) from error
+                raise _Retryable(_describe(error), current) from error
             except aiohttp.ClientError as error:
                 raise DownloadFailed("http_error", _describe(error)) from error
             if not location:
@@ -132,7 +131,8 @@ class PdfDownloader:
     async def _receive(self, response: aiohttp.ClientResponse, target: Path) -> Saved:
         status = response.status
         if status in RETRY_STATUSES:
-            raise _Retryable(f"HTTP {status}", parse_retry_after(response.headers.get("Retry-After")))
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            raise _Retryable(f"HTTP {status}", str(response.url), retry_after)
         if status != 200:
             raise DownloadFailed("http_error", f"HTTP {status} {response.reason or ''}".rstrip())
         if not pdf_content_type(response.content_type):

@@ -5,6 +5,9 @@ by an earlier run when its file is unchanged (no request at all), else ask Unpay
 its open-access links and try them best first until one yields a valid PDF. Unpaywall is
 asked through the source's rate-limited client; PDF links go through
 :class:`~hysem_assets.fulltext.download.PdfDownloader` on the same session.
+
+A DOI that failed is tried again on the next run: most failures (timeouts, 5xx, a
+repository that was down) are transient, and nothing of a failed attempt is kept.
 """
 
 from __future__ import annotations
@@ -108,7 +111,9 @@ async def pdf_for(
         except DownloadFailed as failed:
             failures.append((link, failed))
             continue
-        reason = f"downloaded after {len(failures)} failing link(s): {_attempts(failures)}" if failures else "downloaded"
+        reason = "downloaded"
+        if failures:
+            reason += f" after {len(failures)} failing link(s): {_attempts(failures)}"
         outcome = PdfOutcome("saved", reason, _shown(link), str(target), saved.sha256, saved.bytes)
         await asyncio.to_thread(remember, doi, outcome)
         return outcome

@@ -64,7 +64,8 @@ class PartialFile:
         self.handle.write(chunk)
 
     def close(self) -> None:
-        """Flush to disk, so a checker reading ``path`` sees every byte."""
+        """Flush and sync: a checker reading ``path`` sees every byte, and a crash after the rename
+        cannot leave an empty file in place."""
         if not self.handle.closed:
             self.handle.flush()
             os.fsync(self.handle.fileno())
@@ -118,4 +119,5 @@ def reuse(downloads_dir: Path, doi: str) -> PdfOutcome | None:
         return None
     if not intact:
         return None
-    return PdfOutcome("saved", "reused the copy downloaded earlier", location, str(pdf), record["sha256"], record["bytes"])
+    reason = "reused the copy downloaded earlier"
+    return PdfOutcome("saved", reason, location, str(pdf), record["sha256"], record["bytes"])

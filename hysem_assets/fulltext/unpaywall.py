@@ -33,7 +33,9 @@ async def open_locations(client: HttpClient, endpoint: Endpoint, doi: str) -> li
     """The links for ``doi``; DownloadFailed when there is none or Unpaywall cannot be asked."""
     url = f"{endpoint.base_url}/v2/{quote(doi, safe='/:;()')}"
     try:
-        status, body = await client.request(url, params={"email": endpoint.mailto or ""}, ok_statuses=frozenset({200, 404}))
+        status, body = await client.request(
+            url, params={"email": endpoint.mailto or ""}, ok_statuses=frozenset({200, 404})
+        )
     except FetchError as error:
         raise DownloadFailed("http_error", f"Unpaywall lookup failed: {error}") from error
     if status == 404:
@@ -42,7 +44,9 @@ async def open_locations(client: HttpClient, endpoint: Endpoint, doi: str) -> li
         found = json.loads(body)
         links = locations(found)
     except (ValueError, AttributeError, TypeError) as error:
-        raise DownloadFailed("http_error", f"Unpaywall answered with something other than a DOI object ({error})") from error
+        reason = f"Unpaywall answered with something other than a DOI object ({error})"
+        raise DownloadFailed("http_error", reason) from error
     if not links:
-        raise DownloadFailed("no_oa_location", f"Unpaywall lists no open-access location (oa_status {found.get('oa_status')})")
+        reason = f"Unpaywall lists no open-access location (oa_status {found.get('oa_status')})"
+        raise DownloadFailed("no_oa_location", reason)
     return links

@@ -80,7 +80,8 @@ class VllmInprocConfig(_Common):
     max_model_len: int | None = Field(None, ge=1)
     #: Further keyword arguments for ``vllm.LLM`` (dtype, quantization, enforce_eager...).
     engine_args: dict[str, Any] = Field(default_factory=dict)
-    max_concurrency: int = Field(1, ge=1)
+    #: Requests gathered into one engine batch at most.
+    max_concurrency: int = Field(64, ge=1)
 
 
 class ExtractiveConfig(_Common):
@@ -95,9 +96,9 @@ class ExtractiveConfig(_Common):
     embedding_model: str | None = None
     device: str = "cpu"
     #: Sentences kept for a text field, most similar to the field's explanation first.
-    sentences: int = Field(1, ge=1)
+    sentences: int = Field(2, ge=1)
     #: Below this cosine similarity a sentence is not an answer (the field stays empty).
-    min_similarity: float = Field(0.2, ge=-1, le=1)
+    min_similarity: float = Field(0.1, ge=-1, le=1)
 
 
 BackendConfig = Annotated[

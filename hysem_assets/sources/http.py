@@ -60,12 +60,16 @@ class RateLimiter:
         self._lock = asyncio.Lock()
 
     async def acquire(self) -> None:
+        """Wait for the next slot; the slot is taken when the caller actually starts.
+
+        Booking slots ahead would let tasks that wake late (a busy event loop) go out
+        in a bunch; measuring from the real start keeps every gap at least ``interval``.
+        """
         async with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next_start)
-            self._next_start = start + self.interval
-        if start > now:
-            await asyncio.sleep(start - now)
+            wait = self._next_start - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._next_start = time.monotonic() + self.interval
 
     def defer(self, seconds: float) -> None:
         """Push every later start back, e.g. after a 429 with ``Retry-After``."""
@@ -134,7 +138,7 @@ class HttpClient:
         url: str,
         *,
         params: Mapping[str, str | int] | None = None,
-        data: Mapping[str, str | int] | None = None,
+        data: Mapping[str, str | int] | bytes | None = None,
         headers: Mapping[str, str] | None = None,
         ok_statuses: frozenset[int] = frozenset({200}),
     ) -> tuple[int, bytes]:

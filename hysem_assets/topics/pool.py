@@ -3,23 +3,54 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
-ListMap = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
+from threadpoolctl import threadpool_limits
+
+#: ``(done, total)``, as ``hysem_assets.progress.Progress`` takes it.
+ProgressCallback = Callable[[int, int | None], None]
+ListMap = Callable[..., list[Any]]
+
+
+def _mapped(
+    mapper: Callable[..., Iterable[Any]], function: Callable[[Any], Any], items: Sequence[Any],
+    progress: ProgressCallback | None = None,
+) -> list[Any]:
+    collected = []
+    for result in mapper(function, items):
+        collected.append(result)
+        if progress:
+            progress(len(collected), len(items))
+    return collected
+
+
+def _one_thread_each() -> None:
+    """Workers already fill the cores; BLAS and OpenMP threads inside each would only contend."""
+    threadpool_limits(limits=1)
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    """A fork server where there is one: it imports the training code once, then forks workers cheaply."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["hysem_assets.topics.model"])
+    return context
 
 
 @contextmanager
 def worker_map(workers: int) -> Iterator[ListMap]:
-    """One pool for every stage of a run, so workers start once.
+    """``parallel(function, items, progress=None) -> list``, one pool for every stage of a run.
 
-    Workers are spawned, not forked: the calling process may hold threads (torch, Dagster)
-    that a fork would copy in an undefined state.
+    Workers never fork the calling process, which may hold threads (torch, Dagster) that a
+    fork would copy in an undefined state; they fork from a single-threaded server instead.
     """
     if workers <= 1:
-        yield lambda function, items: [function(item) for item in items]
+        yield partial(_mapped, map)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield lambda function, items: list(pool.map(function, items))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_worker_context(), initializer=_one_thread_each) as pool:
+        yield partial(_mapped, pool.map)

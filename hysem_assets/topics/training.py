@@ -38,7 +38,6 @@ class TrainingJob:
 @dataclass
 class Fit:
     candidate: Candidate
-    corpus: Corpus
     #: Mean c_v over topics whose coherence is defined; NaN when none is.
     coherence: float
     topic_coherence: np.ndarray
@@ -74,4 +73,4 @@ def fit_candidate(job: TrainingJob) -> Fit:
     )
     per_topic = np.asarray(scorer.get_coherence_per_topic(), dtype=float)
     mean = float(np.nanmean(per_topic)) if np.isfinite(per_topic).any() else float("nan")
-    return Fit(candidate, corpus, mean, per_topic, topic_word, doc_topic, time.perf_counter() - started)
+    return Fit(candidate, mean, per_topic, topic_word, doc_topic, time.perf_counter() - started)

@@ -12,7 +12,7 @@ from dagster import DagsterInstance, materialize
 
 from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import deduped_corpus
-from hysem_assets.fulltext.assets import library
+from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.resources import ScholarlyApis
 from hysem_assets.settings import hysem_home
@@ -25,7 +25,7 @@ def run_library(run_config: dict | None = None):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(queries_partitions.name, [SAMPLE])
         result = materialize(
-            [*raw_metadata_assets, deduped_corpus, library],
+            [*raw_metadata_assets, deduped_corpus, pdfs, library],
             instance=instance,
             resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
             partition_key=SAMPLE,
@@ -61,9 +61,13 @@ def test_zotero_library_is_filled_once(monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("ZOTERO_API_KEY", "zotero-secret")
         monkeypatch.setenv("HYSEM_ZOTERO_URL", server.url)
         first = run_library()
-        created = len(server.items)
+        created = dict(server.items)
         second = run_library()
-    assert first["zotero_key"].notna().all() and created == len(first)
-    assert len(server.items) == created  # nothing created twice
+    works = [key for key, item in created.items() if not item["data"].get("parentItem")]
+    attachments = [key for key, item in created.items() if item["data"].get("parentItem")]
+    assert first["zotero_key"].notna().all() and sorted(works) == sorted(first["zotero_key"])
+    assert server.items.keys() == created.keys()  # nothing created twice
     assert list(second["zotero_key"]) == list(first["zotero_key"])
     assert all(len(post.body) <= 50 for post in server.posts_to_items())
+    saved = pd.read_parquet(asset_file("pdfs", SAMPLE)).query("status == 'saved'")
+    assert len(attachments) == len(server.files) == len(saved) > 0  # each saved PDF attached once

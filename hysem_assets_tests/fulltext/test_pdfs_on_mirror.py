@@ -225,7 +225,8 @@ def test_records_sharing_a_doi_share_one_download_and_progress_counts_records(
     table = download_pdfs(frame, endpoint(mirror), tmp_path, HTTP, limits=LIMITS,
                           progress=lambda done, total: calls.append((done, total)))
     assert table["status"].tolist() == ["saved", "saved", "no_oa_location"]
-    assert table["doi"].tolist()[:2] == ["10.5555/aqsr.2019.100031"] * 2 and table.loc[0, "path"] == table.loc[1, "path"]
+    assert table["doi"].tolist()[:2] == ["10.5555/aqsr.2019.100031"] * 2
+    assert table.loc[0, "path"] == table.loc[1, "path"]
     assert recorder.files() == {"/files/10.5555_aqsr.2019.100031.pdf": 1}
     assert calls == [(1, 3), (3, 3)]
 

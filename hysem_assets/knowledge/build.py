@@ -1,0 +1,186 @@
+"""Turn one partition's tables into node and relationship batches for a graph store.
+
+Pure: DataFrames in, a :class:`PartitionGraph` out. Values are coerced to the types the
+schema declares here, so both stores receive identical rows, and a value that cannot be
+coerced stops the build with an error naming the record and the property.
+
+Inputs (one row each):
+
+- corpus: ``cluster_id`` and the columns named in the schema's ``article`` mapping
+  (missing columns give empty properties);
+- fields: ``cluster_id`` and one column per extracted field, holding canonical terms
+  (a list, or one string);
+- chunks: ``chunk_id``, ``cluster_id``, the Chunk properties, and ``mentions``
+  (field -> canonical terms found in the chunk, see :mod:`hysem_assets.knowledge.mentions`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hysem_assets.knowledge.schema import MENTIONS, GraphSchema, PropertyType
+from hysem_assets.stores.graph import NodeBatch, PartitionGraph, RelationshipBatch, Row
+
+
+class GraphInputError(ValueError):
+    """A record cannot be turned into graph rows; the message names it."""
+
+
+def is_missing(value: Any) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def terms(value: Any) -> list[str]:
+    """Distinct non-empty terms, in order, from a list, an array, one string, or nothing."""
+    if is_missing(value):
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    cleaned = (str(item).strip() for item in items if not is_missing(item))
+    return list(dict.fromkeys(term for term in cleaned if term))
+
+
+def _to_int(value: Any) -> int:
+    number = float(value)
+    if not number.is_integer():
+        raise ValueError(f"{value!r} is not a whole number")
+    return int(number)
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{value!r} is not a boolean")
+
+
+_COERCE: dict[str, Callable[[Any], Any]] = {
+    "STRING": str,
+    "INT64": _to_int,
+    "DOUBLE": float,
+    "BOOLEAN": _to_bool,
+    "STRING[]": terms,
+}
+
+
+def coerce(value: Any, kind: PropertyType, where: str) -> Any:
+    """``value`` as the declared type (Python natives only), or None when missing."""
+    if kind != "STRING[]" and is_missing(value):
+        return None
+    if kind == "STRING" and isinstance(value, (Mapping, list, tuple, np.ndarray)):
+        raise GraphInputError(f"{where}: expected text, got {type(value).__name__}")
+    try:
+        return _COERCE[kind](value)
+    except (TypeError, ValueError) as exc:
+        raise GraphInputError(f"{where}: cannot store {value!r} as {kind} ({exc})") from exc
+
+
+def article_key(doi: Any, cluster_id: Any) -> str:
+    """Articles are keyed by DOI (case-insensitive), by cluster id when there is none."""
+    if not is_missing(doi) and str(doi).strip():
+        return str(doi).strip().lower()
+    if is_missing(cluster_id) or not str(cluster_id).strip():
+        raise GraphInputError("a corpus record has neither a DOI nor a cluster id")
+    return str(cluster_id)
+
+
+def _node_rows(schema: GraphSchema, label: str, records: Iterable[tuple[str, Mapping[str, Any]]]) -> NodeBatch:
+    """One row per distinct key (first wins), with every declared property present."""
+    properties = schema.nodes[label].properties
+    rows: dict[str, Row] = {}
+    for key, values in records:
+        if key in rows:
+            continue
+        rows[key] = {
+            "key": key,
+            "props": {
+                name: coerce(values.get(name), kind, f"{label} {key!r}, property {name}")
+                for name, kind in properties.items()
+            },
+        }
+    return NodeBatch(label, list(rows.values()))
+
+
+def _relationships(rel_type: str, source: str, target: str, pairs: Iterable[tuple[str, str]]) -> RelationshipBatch:
+    return RelationshipBatch(rel_type, source, target, [{"src": s, "dst": d} for s, d in dict.fromkeys(pairs)])
+
+
+def _records(frame: pd.DataFrame | None) -> list[dict[str, Any]]:
+    return [] if frame is None else frame.to_dict("records")
+
+
+def _cluster_of(keys: Mapping[str, str], cluster_id: Any, what: str) -> str:
+    if cluster_id not in keys:
+        raise GraphInputError(f"{what} refers to cluster {cluster_id!r}, which is not in the corpus")
+    return keys[cluster_id]
+
+
+def build_partition_graph(
+    schema: GraphSchema,
+    query: str,
+    *,
+    corpus: pd.DataFrame,
+    fields: pd.DataFrame | None = None,
+    chunks: pd.DataFrame | None = None,
+    title: str | None = None,
+) -> PartitionGraph:
+    """Nodes and relationships of one partition (query key ``query``), ready to load."""
+    entity_fields = schema.entity_fields()
+    property_fields = {name: spec.property for name, spec in schema.fields.items() if spec.property}
+    corpus_rows = _records(corpus)
+    keys = {row["cluster_id"]: article_key(row.get("doi"), row.get("cluster_id")) for row in corpus_rows}
+
+    extracted = {row["cluster_id"]: row for row in _records(fields)}
+    articles = []
+    for row in corpus_rows:
+        values = {prop: row.get(column) for prop, column in schema.article.items()}
+        found = extracted.get(row["cluster_id"], {})
+        for field, prop in property_fields.items():
+            values[prop] = next(iter(terms(found.get(field))), None)
+        articles.append((keys[row["cluster_id"]], values))
+
+    entities: dict[str, dict[str, None]] = {label: {} for label, _ in entity_fields.values()}
+    links: dict[str, list[tuple[str, str]]] = {field: [] for field in entity_fields}
+    for cluster_id, row in extracted.items():
+        article = _cluster_of(keys, cluster_id, "an extracted-fields row")
+        for field, (label, _) in entity_fields.items():
+            for term in terms(row.get(field)):
+                entities[label].setdefault(term)
+                links[field].append((article, term))
+
+    chunk_rows = _records(chunks)
+    mentions: dict[str, list[tuple[str, str]]] = {field: [] for field in entity_fields}
+    for chunk in chunk_rows:
+        _cluster_of(keys, chunk["cluster_id"], f"chunk {chunk['chunk_id']!r}")
+        for field, found in (chunk.get("mentions") or {}).items():
+            if field not in entity_fields:
+                raise GraphInputError(f"chunk {chunk['chunk_id']!r} mentions field {field!r}, not an entity field")
+            for term in terms(found):
+                entities[entity_fields[field][0]].setdefault(term)
+                mentions[field].append((chunk["chunk_id"], term))
+
+    nodes = [
+        _node_rows(schema, "Query", [(query, {"title": title})]),
+        _node_rows(schema, "Article", articles),
+        *(_node_rows(schema, label, ((name, {}) for name in names)) for label, names in entities.items()),
+        _node_rows(schema, "Chunk", ((str(c["chunk_id"]), c) for c in chunk_rows)),
+    ]
+    relationships = [
+        _relationships("INCLUDES", "Query", "Article", ((query, key) for key, _ in articles)),
+        *(
+            _relationships(rel_type, "Article", label, links[field])
+            for field, (label, rel_type) in entity_fields.items()
+        ),
+        _relationships("HAS_CHUNK", "Article", "Chunk", ((keys[c["cluster_id"]], str(c["chunk_id"])) for c in chunk_rows)),
+        *(_relationships(MENTIONS, "Chunk", label, mentions[field]) for field, (label, _) in entity_fields.items()),
+    ]
+    return PartitionGraph(
+        query=query,
+        nodes=[batch for batch in nodes if batch.rows],
+        relationships=[batch for batch in relationships if batch.rows],
+    )

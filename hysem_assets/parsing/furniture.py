@@ -1,0 +1,80 @@
+"""Running headers, footers and page numbers: the text a reader skips.
+
+They sit in a band at the top or bottom of the page and either repeat from page to page
+(with the page number as the only change) or are a bare page number, possibly at the end
+of a running title. Both are recognised across the whole document at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docling_core.types.doc import Size
+
+from hysem_assets.parsing.lines import Segment, group_rows
+
+PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlcdm]{1,7}|\d{1,3}-\d{1,4})(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class FurnitureRule:
+    band: float = 0.13  # share of the page height at the top and at the bottom
+    min_pages: int = 2  # a line must repeat on this many pages to count as running
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
+
+
+def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size], rule: FurnitureRule = FurnitureRule()) -> list[set[int]]:
+    """For each page, the indices of its segments that are running headers, footers or page numbers.
+
+    A row in the top or bottom band goes when its text (digits aside) recurs in that band
+    on other pages, or when it is a page number, alone or at either end of the page's
+    outermost row; single segments of a band row go when they recur. The page's first and
+    last rows go when they hold nothing but a page number, wherever they sit.
+    """
+    pages_rows: list[list[tuple[str | None, list[int]]]] = []
+    seen: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for page_no, (segments, size) in enumerate(zip(pages, sizes)):
+        rows = [sorted(row, key=lambda i: segments[i].box.l)
+                for row in group_rows(range(len(segments)), lambda i: segments[i].box)]
+        banded = [(_band(segments, row, size, rule), row) for row in rows]
+        for band, row in banded:
+            if band is None:
+                continue
+            seen[band, _key(" ".join(segments[i].text for i in row))].add(page_no)
+            for i in row:
+                seen[band, _key(segments[i].text)].add(page_no)
+        pages_rows.append(banded)
+    result: list[set[int]] = []
+    for segments, banded in zip(pages, pages_rows):
+        drop: set[int] = set()
+        outer = {id(banded[0][1]), id(banded[-1][1])} if banded else set()
+        for band, row in banded:
+            numbers = [i for i in row if PAGE_NUMBER.match(segments[i].text.strip())]
+            if id(row) in outer and len(numbers) == len(row):
+                drop.update(row)
+            if band is None:
+                continue
+            if len(seen[band, _key(" ".join(segments[i].text for i in row))]) >= rule.min_pages or len(numbers) == len(row):
+                drop.update(row)
+            elif numbers and id(row) in outer and (row[0] in numbers or row[-1] in numbers):
+                drop.update(row)
+            else:
+                drop.update(i for i in row if len(seen[band, _key(segments[i].text)]) >= rule.min_pages)
+        result.append(drop)
+    return result
+
+
+def _band(segments: Sequence[Segment], row: list[int], size: Size, rule: FurnitureRule) -> str | None:
+    top = min(segments[i].box.t for i in row)
+    bottom = max(segments[i].box.b for i in row)
+    if bottom <= rule.band * size.height:
+        return "top"
+    if top >= (1 - rule.band) * size.height:
+        return "bottom"
+    return None

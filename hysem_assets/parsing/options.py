@@ -1,0 +1,46 @@
+"""What a parse may use: one frozen object, so a profile maps onto it key by key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Pipeline = Literal["native", "standard"]
+PIPELINES: tuple[Pipeline, ...] = ("native", "standard")
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    """Parsing settings; every field has the embedded default's value.
+
+    ``native`` needs no model weights and no network. ``standard`` runs Docling's layout,
+    TableFormer and formula models from ``artifacts_path`` (a folder made by
+    ``docling-tools models download -o DIR``) and never downloads anything.
+    """
+
+    pipeline: Pipeline = "native"
+    #: Folder of pre-downloaded Docling models; required by the standard pipeline.
+    artifacts_path: Path | None = None
+    #: Where models run: "cpu", "cuda", "cuda:N" or "mps". ``parse_many`` sets it per worker.
+    device: str = "cpu"
+    #: CPU threads one document may use (PDF parser threads, torch threads).
+    num_threads: int = 1
+    #: Standard pipeline: recover table structure with TableFormer.
+    table_structure: bool = True
+    #: Standard pipeline: turn formulas into LaTeX with the code-formula model.
+    formula_enrichment: bool = True
+    #: Standard pipeline: OCR pages without a text layer (needs the OCR models in artifacts_path).
+    ocr: bool = False
+    #: Standard pipeline: apply hysem's line-number, formula and sparse-table corrections.
+    layout_heuristics: bool = True
+    #: Stop a document after this many seconds and keep the pages done so far.
+    document_timeout_s: float | None = 600.0
+
+    def __post_init__(self) -> None:
+        if self.pipeline not in PIPELINES:
+            raise ValueError(f"unknown parsing pipeline {self.pipeline!r}: choose one of {', '.join(PIPELINES)}")
+        if self.num_threads < 1:
+            raise ValueError("num_threads must be at least 1")
+        if self.artifacts_path is not None and not isinstance(self.artifacts_path, Path):
+            object.__setattr__(self, "artifacts_path", Path(self.artifacts_path))

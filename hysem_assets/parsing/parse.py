@@ -1,0 +1,80 @@
+"""Parse one PDF into a ``ParsedDocument``; failures become the document's error, never exceptions."""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+
+from docling.datamodel.base_models import ConversionStatus
+from docling.document_converter import DocumentConverter
+from docling_core.types.doc import DoclingDocument, TableItem
+
+from hysem_assets.parsing.export import equations_json, markdown, tables_json
+from hysem_assets.parsing.native import native_converter
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.preflight import NO_TEXT_NATIVE, NO_TEXT_NO_OCR, NO_TEXT_WITH_OCR, open_problem
+from hysem_assets.parsing.result import ParsedDocument
+from hysem_assets.parsing.standard import standard_converter
+from hysem_assets.parsing.tokens import TOKENIZER_NAME, count_tokens
+
+
+def parser_name(options: ParseOptions) -> str:
+    base = f"docling {version('docling')} {options.pipeline} pipeline"
+    if options.pipeline == "native":
+        return f"{base} + hysem reconstruction"
+    return f"{base} + hysem layout corrections" if options.layout_heuristics else base
+
+
+@lru_cache(maxsize=4)
+def converter(options: ParseOptions) -> DocumentConverter:
+    """One converter per distinct options in a process: Docling keeps its loaded models in it."""
+    if options.pipeline == "native":
+        return native_converter(parser_threads=options.num_threads, document_timeout_s=options.document_timeout_s)
+    return standard_converter(
+        options.artifacts_path, device=options.device, num_threads=options.num_threads,
+        table_structure=options.table_structure, formula_enrichment=options.formula_enrichment, ocr=options.ocr,
+        layout_heuristics=options.layout_heuristics, document_timeout_s=options.document_timeout_s,
+    )
+
+
+def _has_text(doc: DoclingDocument) -> bool:
+    return any(item.text.strip() for item in doc.texts) or any(
+        cell.text.strip() for table in doc.tables if isinstance(table, TableItem) for cell in table.data.table_cells
+    )
+
+
+def _no_text_message(options: ParseOptions) -> str:
+    if options.pipeline == "native":
+        return NO_TEXT_NATIVE
+    return NO_TEXT_WITH_OCR if options.ocr else NO_TEXT_NO_OCR
+
+
+def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> ParsedDocument:
+    """Markdown, tables, equations and a token count for one PDF, or the reason it has none."""
+    path = Path(path)
+    started = time.perf_counter()
+    row = {"path": str(path), "tokenizer": TOKENIZER_NAME, "parser": parser_name(options), "device": options.device}
+
+    def failed(error: str, pages: int = 0) -> ParsedDocument:
+        return ParsedDocument(**row, pages=pages, seconds=time.perf_counter() - started, error=error)
+
+    problem, pages = open_problem(path)
+    if problem:
+        return failed(problem, pages)
+    try:
+        result = converter(options).convert(path, raises_on_error=False)
+    except Exception as error:  # Docling and its backends raise many kinds; the row must survive all
+        return failed(f"{type(error).__name__}: {error}", pages)
+    if result.status == ConversionStatus.FAILURE:
+        details = "; ".join(dict.fromkeys(e.error_message for e in result.errors)) or "no details"
+        return failed(f"Docling could not convert the document: {details}", pages)
+    doc = result.document
+    if not _has_text(doc):
+        return failed(_no_text_message(options), pages)
+    text = markdown(doc)
+    return ParsedDocument(
+        **row, markdown=text, tables_json=tables_json(doc), equations_json=equations_json(doc),
+        token_count=count_tokens(text), pages=pages, seconds=time.perf_counter() - started,
+    )

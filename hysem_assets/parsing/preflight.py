@@ -1,0 +1,34 @@
+"""Cheap checks before parsing, so the common ways a PDF cannot be read get a plain message.
+
+Docling reports an encrypted or empty file as a generic conversion failure; pypdf tells
+the cases apart in milliseconds.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from pypdf import PdfReader
+from pypdf import PasswordType
+
+ENCRYPTED = "encrypted PDF: it needs a password to open, and none is configured"
+NO_PAGES = "the PDF has no pages"
+NO_TEXT_NATIVE = "no text layer (scanned?); OCR is off in the native pipeline"
+NO_TEXT_NO_OCR = "no text layer (scanned?); OCR is off: enable ocr in the standard pipeline to read scans"
+NO_TEXT_WITH_OCR = "no text found, even with OCR"
+
+
+def open_problem(path: Path) -> tuple[str | None, int]:
+    """Why the file cannot be parsed at all (or None), and its page count when known."""
+    if not path.is_file():
+        return f"file not found: {path}", 0
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+            return ENCRYPTED, 0
+        pages = len(reader.pages)
+    except Exception as error:  # pypdf meets damaged files with errors of many kinds
+        return f"corrupt or not a PDF: {type(error).__name__}: {error}", 0
+    return (None if pages else NO_PAGES), pages

@@ -1,0 +1,38 @@
+"""One parsed document: the row ``parsed_docs`` keeps per PDF."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """What parsing one PDF produced, or why it could not.
+
+    ``error`` is None on success; on failure it says what went wrong in words a user can act
+    on, and the other fields keep what is known (the page count of an encrypted file is not).
+    """
+
+    path: str
+    markdown: str = ""
+    #: JSON list: per table its page, box, size, cell grid and caption.
+    tables_json: str = "[]"
+    #: JSON list: per displayed equation its page, box, text and equation number.
+    equations_json: str = "[]"
+    token_count: int = 0
+    tokenizer: str = ""
+    pages: int = 0
+    #: Pipeline and Docling version that produced the row.
+    parser: str = ""
+    #: Device the document was parsed on.
+    device: str = "cpu"
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,124 @@
+"""Index a partition's chunks: vectors in Qdrant, BM25 on disk, embedding only what changed.
+
+A stored point keeps the content hash and model name it was embedded from; a chunk whose
+hash and model match keeps its stored vector, so re-indexing after a small change costs
+only the changed chunks. Payloads are always rewritten (citations may have changed), and
+points of chunks that are gone are deleted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, point_id
+
+#: Chunk columns copied into each point's payload when present.
+PAYLOAD_COLUMNS = ("doi", "cluster_id", "chunk_index", "section", "text", "in_text_citation", "full_citation")
+CITATION_COLUMNS = ("doi", "in_text_citation", "full_citation")
+ENCODE_SLICE = 1024
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    query: str
+    chunks: int
+    embedded: int
+    reused: int
+    deleted: int
+    seconds: float
+
+
+def searchable_text(section: str, text: str) -> str:
+    """What is embedded and keyword-indexed: the section heading gives the text its context."""
+    return f"{section}\n{text}" if section else text
+
+
+def with_citations(chunks: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
+    """Chunks with their article's DOI and citations, so a hit can be cited as it is."""
+    columns = ["cluster_id", *(c for c in CITATION_COLUMNS if c in corpus.columns)]
+    return chunks.drop(columns=[c for c in CITATION_COLUMNS if c in chunks.columns]).merge(
+        corpus[columns], on="cluster_id", how="left"
+    )
+
+
+def keyword_folder(root: Path, query: str) -> Path:
+    return root / query
+
+
+def _native(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value
+
+
+def index_chunks(
+    chunks: pd.DataFrame,
+    *,
+    query: str,
+    store: QdrantChunkStore,
+    embedder: Embedder,
+    keyword_root: Path,
+    progress: Callable[[int, int], None] | None = None,
+) -> IndexSummary:
+    """Make the partition's vectors and keyword index match ``chunks`` (see the module doc)."""
+    started = time.perf_counter()
+    store.ensure_collection(embedder.dimension)
+    existing = dict(store.points(query))
+    records = chunks.to_dict("records")
+    ids = [point_id(query, str(row["chunk_id"])) for row in records]
+    texts = [searchable_text(row["section"] or "", row["text"]) for row in records]
+    payloads = [
+        {
+            "query": query,
+            "chunk_id": str(row["chunk_id"]),
+            **{column: _native(row[column]) for column in PAYLOAD_COLUMNS if column in row},
+            "content_hash": row["content_hash"],
+            "model": embedder.name,
+        }
+        for row in records
+    ]
+
+    vectors = np.zeros((len(records), embedder.dimension), dtype=np.float32)
+    todo = []
+    for position, (point, payload) in enumerate(zip(ids, payloads)):
+        stored = existing.get(point)
+        if (
+            stored is not None
+            and stored.payload.get("content_hash") == payload["content_hash"]
+            and stored.payload.get("model") == embedder.name
+            and len(stored.vector) == embedder.dimension
+        ):
+            vectors[position] = stored.vector
+        else:
+            todo.append(position)
+    for start in range(0, len(todo), ENCODE_SLICE):
+        positions = todo[start : start + ENCODE_SLICE]
+        vectors[positions] = embedder.encode([texts[p] for p in positions])
+        if progress:
+            progress(start + len(positions), len(todo))
+
+    store.upsert(ids, vectors, payloads)
+    current = set(ids)
+    stale = [point for point in existing if point not in current]
+    store.delete(stale)
+    KeywordIndex.build([p["chunk_id"] for p in payloads], texts).save(keyword_folder(keyword_root, query))
+    return IndexSummary(
+        query=query,
+        chunks=len(records),
+        embedded=len(todo),
+        reused=len(records) - len(todo),
+        deleted=len(stale),
+        seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,175 @@
+"""``build_topics``: documents in, the most coherent LDA model of a grid search out, as tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hysem_assets.topics.grid import (
+    Skipped,
+    TopicModelError,
+    best_fit,
+    dictionary_filters,
+    grid_table,
+    phrase_variants,
+    plan,
+)
+from hysem_assets.topics.labels import TopicLabeller, label_from_top_words
+from hysem_assets.topics.pool import ProgressCallback, worker_map
+from hysem_assets.topics.settings import TopicSettings
+from hysem_assets.topics.tokens import tokenizer_for
+from hysem_assets.topics.training import Fit, TrainingJob, fit_candidate, top_word_ids
+from hysem_assets.topics.vocabulary import Corpus, filtered_corpora, join_phrases
+
+#: ``documents.status``: ``ok`` was modelled; the others were kept out of training, and say why.
+STATUSES = ("ok", "empty", "no_words", "no_vocabulary")
+_NAMED = 10
+
+
+@dataclass
+class TopicModel:
+    """The chosen model as tables, with the grid it won and what the view needs."""
+
+    #: topic, label, top_words, word_weights, coherence, prevalence, documents
+    topics: pd.DataFrame
+    #: doc_id, status, tokens, dominant_topic, dominant_weight, topic_1 ... topic_K
+    documents: pd.DataFrame
+    #: One row per grid point: hyperparameters, vocabulary, coherence, status, reason, chosen
+    grid: pd.DataFrame
+    #: The winner's hyperparameters and mean c_v coherence
+    chosen: dict[str, Any]
+    topic_word: np.ndarray
+    vocabulary: list[str]
+    term_frequency: np.ndarray
+    #: Plain-language remarks on dropped grid points and documents left out of training
+    notes: list[str] = field(default_factory=list)
+
+
+def build_topics(
+    documents: pd.DataFrame,
+    settings: TopicSettings | None = None,
+    *,
+    workers: int = 1,
+    label_topic: TopicLabeller = label_from_top_words,
+    progress: ProgressCallback | None = None,
+) -> TopicModel:
+    """Grid-search LDA models over ``documents`` (columns ``doc_id``, ``text``) and keep the most coherent.
+
+    Every document comes back in ``documents``; those without usable words are flagged, not modelled.
+    ``progress(done, total)`` is called as candidate models finish.
+    Raises ``TopicModelError`` when no grid point can be trained, naming the numbers involved.
+    """
+    settings = settings or TopicSettings()
+    doc_ids, texts = _checked(documents)
+    prep, training = settings.preprocessing, settings.training
+    tokenize = tokenizer_for(prep.language, prep.min_token_length, prep.extra_stopwords)
+    with worker_map(workers) as parallel:
+        tokens = [doc for batch in parallel(tokenize.batch, _batches(texts, workers)) for doc in batch]
+        kept = [i for i, doc in enumerate(tokens) if doc]
+        if not kept:
+            raise TopicModelError(f"None of the {len(texts)} documents has words left after stopword removal.")
+        variants = phrase_variants(settings.grid, prep.phrase_min_count)
+        phrased = parallel(partial(join_phrases, [tokens[i] for i in kept]), variants)
+        filters = dictionary_filters(settings.grid)
+        corpora = [c for texts_, phrases in zip(phrased, variants) for c in filtered_corpora(texts_, phrases, filters)]
+        jobs, skipped = plan(settings.grid, corpora)
+        # Longest first, so no worker is left with a big model after the others are done.
+        jobs.sort(key=lambda job: -job[1].n_topics * job[1].passes * job[0].counts.nnz)
+        fits = parallel(
+            fit_candidate,
+            [TrainingJob(corpus, candidate, training.top_n, training.random_state, training.learning_method)
+             for corpus, candidate in jobs],
+            progress,
+        )
+    trained = [(corpus, fit) for (corpus, _), fit in zip(jobs, fits)]
+    winner = best_fit(fits)
+    corpus = next(c for c, fit in trained if fit is winner)
+    doc_table = _documents_table(doc_ids, texts, kept, corpus, winner)
+    return TopicModel(
+        topics=_topics_table(corpus, winner, doc_table, training.top_n, label_topic),
+        documents=doc_table,
+        grid=grid_table(trained, skipped, winner),
+        chosen=winner.candidate.as_row() | {"coherence": winner.coherence},
+        topic_word=winner.topic_word,
+        vocabulary=corpus.vocabulary,
+        term_frequency=corpus.term_frequency,
+        notes=_notes(doc_table, skipped, len(jobs)),
+    )
+
+
+def _checked(documents: pd.DataFrame) -> tuple[list[str], list[str]]:
+    missing = {"doc_id", "text"} - set(documents.columns)
+    if missing:
+        raise TopicModelError(f"documents lack the column(s) {sorted(missing)}; expected doc_id and text.")
+    doc_ids = documents["doc_id"].astype(str).tolist()
+    repeated = sorted(documents.loc[documents["doc_id"].duplicated(), "doc_id"].astype(str).unique())
+    if repeated:
+        raise TopicModelError(f"doc_id must be unique; repeated: {', '.join(repeated[:_NAMED])}")
+    texts = ["" if pd.isna(text) else str(text) for text in documents["text"]]
+    return doc_ids, texts
+
+
+def _batches(texts: list[str], workers: int) -> list[list[str]]:
+    """A few batches per worker: enough to balance load, few enough to keep pickling cheap."""
+    size = max(1, -(-len(texts) // (workers * 4))) if workers > 1 else max(1, len(texts))
+    return [texts[i : i + size] for i in range(0, len(texts), size)]
+
+
+def _documents_table(doc_ids: list[str], texts: list[str], kept: list[int], corpus: Corpus, fit: Fit) -> pd.DataFrame:
+    n_documents, n_topics = len(doc_ids), fit.topic_word.shape[0]
+    lengths = np.zeros(n_documents, dtype=int)
+    lengths[kept] = np.asarray(corpus.counts.sum(axis=1)).ravel()
+    ok = lengths > 0
+    status = np.array(["no_words" if text.strip() else "empty" for text in texts], dtype=object)
+    status[kept] = "no_vocabulary"
+    status[ok] = "ok"
+    mixture = np.full((n_documents, n_topics), np.nan)
+    mixture[kept] = fit.doc_topic
+    mixture[~ok] = np.nan
+    dominant = np.argmax(np.nan_to_num(mixture, nan=-1.0), axis=1) + 1
+    table = pd.DataFrame({
+        "doc_id": doc_ids,
+        "status": status,
+        "tokens": lengths,
+        "dominant_topic": pd.Series(dominant, dtype="Int64").where(ok),
+        "dominant_weight": mixture.max(axis=1),
+    })
+    topic_columns = pd.DataFrame(mixture, columns=[f"topic_{k}" for k in range(1, n_topics + 1)])
+    return pd.concat([table, topic_columns], axis=1)
+
+
+def _topics_table(corpus: Corpus, fit: Fit, documents: pd.DataFrame, top_n: int, label_topic: TopicLabeller) -> pd.DataFrame:
+    vocabulary = corpus.vocabulary
+    ids = top_word_ids(fit.topic_word, top_n)
+    top_words = [[vocabulary[i] for i in row] for row in ids]
+    lengths = np.asarray(corpus.counts.sum(axis=1))
+    # Share of the corpus's tokens each topic accounts for: long documents weigh more than short ones.
+    weighted = (fit.doc_topic * lengths).sum(axis=0)
+    dominant = documents["dominant_topic"].value_counts()
+    return pd.DataFrame({
+        "topic": range(1, len(top_words) + 1),
+        "label": [label_topic(words) for words in top_words],
+        "top_words": top_words,
+        "word_weights": [fit.topic_word[k, row].round(6).tolist() for k, row in enumerate(ids)],
+        "coherence": fit.topic_coherence,
+        "prevalence": weighted / weighted.sum(),
+        "documents": [int(dominant.get(k, 0)) for k in range(1, len(top_words) + 1)],
+    })
+
+
+def _notes(documents: pd.DataFrame, skipped: list[Skipped], trained: int) -> list[str]:
+    notes = []
+    for status, reason in (("empty", "no text"), ("no_words", "only stopwords or symbols"),
+                           ("no_vocabulary", "no word the chosen dictionary keeps")):
+        ids = documents.loc[documents["status"] == status, "doc_id"].tolist()
+        if ids:
+            more = f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else ""
+            notes.append(f"Left out of training, {reason} ({len(ids)}): {', '.join(ids[:_NAMED])}{more}")
+    if skipped:
+        reasons = sorted({s.reason for s in skipped})
+        notes.append(f"{len(skipped)} of {len(skipped) + trained} grid points were skipped: " + "; ".join(reasons))
+    return notes

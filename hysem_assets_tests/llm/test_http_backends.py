@@ -1,0 +1,125 @@
+"""The vllm and openai backends against a scripted server: request shapes, usage, timeouts, errors."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from hysem_assets.llm import BackendConfigError, CachedBackend, Completion, GenerationParams, LLMError, build_backend
+from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
+
+MODEL = "Qwen/Qwen2.5-7B-Instruct"
+SCHEMA: dict[str, Any] = {
+    "title": "Answer",
+    "type": "object",
+    "properties": {"terms": {"type": "array", "items": {"type": "string"}}},
+    "required": ["terms"],
+    "additionalProperties": False,
+}
+MESSAGES = [{"role": "system", "content": "Extract terms."}, {"role": "user", "content": "PM2.5 and ozone."}]
+
+
+def complete_once(backend: CachedBackend, **kwargs: Any) -> Completion:
+    """One request in its own event loop, closing the backend's connections after, as an asset would."""
+
+    async def run() -> Completion:
+        try:
+            return await backend.complete(MESSAGES, schema=SCHEMA, **kwargs)
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(run())
+
+
+def test_vllm_sends_json_schema_response_format_and_sums_usage(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HYSEM_LLM_API_KEY", "sk-test-secret")
+
+    def sampling(body: dict) -> None:
+        assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.0, 64, 7)
+        assert body["messages"] == MESSAGES
+
+    steps = [Step(json_reply({"terms": ["PM2.5"]}, prompt_tokens=120, completion_tokens=9), sampling),
+             Step(json_reply({"terms": ["ozone"]}, prompt_tokens=80, completion_tokens=6), sampling)]
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA, api_key="sk-test-secret") as server:
+        backend = build_backend({"backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache": False})
+        params = GenerationParams(temperature=0, max_tokens=64, seed=7)
+        first = complete_once(backend, params=params)
+        second = complete_once(backend, params=params)  # a second event loop: the session is reopened
+    assert server.failures == []
+    assert (first.parsed_json, second.parsed_json) == ({"terms": ["PM2.5"]}, {"terms": ["ozone"]})
+    assert (first.prompt_tokens, first.completion_tokens, first.cached) == (120, 9, False)
+    assert backend.usage.as_metadata() == {
+        "llm_requests": 2, "llm_cache_hits": 0, "prompt_tokens": 200, "completion_tokens": 15, "total_tokens": 215,
+    }
+    assert "sk-test-secret" not in repr(backend.inner)
+
+
+def test_ollama_adapter_puts_schema_in_format_and_reads_eval_counts():
+    def options(body: dict) -> None:
+        assert body["options"] == {"temperature": 0.0, "num_predict": 2048}
+
+    steps = [Step(json_reply({"terms": ["ozone"]}, prompt_tokens=33, completion_tokens=4), options)]
+    with ScriptedLLMServer(steps, model="qwen2.5:7b", schema=SCHEMA, dialect="ollama") as server:
+        config = {"backend": "openai", "model": "qwen2.5:7b", "base_url": server.url, "structured_output": "ollama", "cache": False}
+        backend = build_backend(config)
+        completion = complete_once(backend)
+    assert server.failures == []
+    assert (completion.parsed_json, completion.prompt_tokens, completion.completion_tokens) == ({"terms": ["ozone"]}, 33, 4)
+
+
+def test_json_object_fallback_spells_the_schema_in_the_prompt():
+    def json_mode(body: dict) -> None:
+        assert body["response_format"] == {"type": "json_object"}
+        assert '"terms"' in body["messages"][0]["content"] and body["messages"][0]["content"].startswith("Extract terms.")
+
+    steps = [Step(Reply('```json\n{"terms": ["NO2"]}\n```'), json_mode)]
+    with ScriptedLLMServer(steps, model="llama-3.1-8b", schema=None) as server:
+        config = {"backend": "openai", "model": "llama-3.1-8b", "base_url": server.url + "/v1", "structured_output": "json_object", "cache": False}
+        completion = complete_once(build_backend(config))
+    assert server.failures == []
+    assert completion.parsed_json == {"terms": ["NO2"]}
+
+
+def timing_out_backend(server: ScriptedLLMServer, max_retries: int) -> CachedBackend:
+    config = {
+        "backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache": False,
+        "timeout_s": 0.3, "max_retries": max_retries, "backoff_base_s": 0.0,
+    }
+    return build_backend(config)
+
+
+def test_a_stalled_request_times_out_and_is_retried():
+    steps = [Step(json_reply({"terms": []}, stall_s=1.0)), Step(json_reply({"terms": ["PM10"]}))]
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
+        completion = complete_once(timing_out_backend(server, max_retries=1))
+    assert server.failures == [] and len(server.requests) == 2
+    assert completion.parsed_json == {"terms": ["PM10"]}
+
+
+def test_a_server_that_keeps_stalling_gives_a_clear_error():
+    steps = [Step(json_reply({"terms": []}, stall_s=1.0)) for _ in range(2)]
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
+        with pytest.raises(LLMError, match=r"TimeoutError.*after 2 attempts"):
+            complete_once(timing_out_backend(server, max_retries=1))
+    assert len(server.requests) == 2
+
+
+def test_a_rejected_request_is_not_retried_and_never_shows_the_key(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HYSEM_LLM_API_KEY", "sk-test-secret")
+    with ScriptedLLMServer([], model="other-model", schema=SCHEMA, api_key="sk-test-secret") as server:
+        backend = build_backend({"backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache": False})
+        with pytest.raises(LLMError, match="HTTP 400") as caught:
+            complete_once(backend)
+    assert len(server.requests) == 1 and "model" in server.failures[0]
+    assert "sk-test-secret" not in str(caught.value)
+
+
+def test_base_url_comes_from_the_environment_when_set(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HYSEM_LLM_URL", "http://127.0.0.1:9/v1")
+    backend = build_backend({"backend": "vllm", "model": MODEL, "base_url": "http://example.invalid/v1"})
+    assert backend.inner.url == "http://127.0.0.1:9/v1/chat/completions"
+    monkeypatch.delenv("HYSEM_LLM_URL")
+    with pytest.raises(BackendConfigError, match="needs base_url"):
+        build_backend({"backend": "openai", "model": "m"})
