@@ -21,7 +21,7 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 from hysem_assets.parsing.options import ParseOptions
-from hysem_assets.parsing.parse import parse_pdf
+from hysem_assets.parsing.parse import parse_pdf, parser_name
 from hysem_assets.parsing.result import ParsedDocument
 
 Parse = Callable[[Path, ParseOptions], ParsedDocument]
@@ -61,7 +61,7 @@ def _parse_in_worker(parse: Parse, path: Path, options: ParseOptions) -> ParsedD
 
 
 def _failed(path: Path, options: ParseOptions, error: str) -> ParsedDocument:
-    return ParsedDocument(path=str(path), parser=options.pipeline, error=error)
+    return ParsedDocument(path=str(path), parser=parser_name(options), error=error)
 
 
 def parse_many(paths: Sequence[str | Path], options: ParseOptions = ParseOptions(), devices: Sequence[str] = (),

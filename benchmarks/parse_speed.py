@@ -1,0 +1,83 @@
+"""Parsing speed of the native pipeline: pages per second with 1 and 2 workers, and hysem's cost per page.
+
+The corpus is every PDF under the realdata ground-truth folder and the sample snapshot,
+repeated ``--repeat`` times. ``parse_many`` runs it with one worker and with two; the
+times include starting the worker processes, as a run of the asset does. The overhead of
+hysem's reconstruction is measured in-process on the same files, against Docling's
+``NativePdfPipeline`` as it is, after one warm-up pass of each.
+
+    python benchmarks/parse_speed.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from hysem_assets.parsing import ParseOptions, parse_many
+from hysem_assets.parsing.native import native_converter
+from hysem_assets.parsing.preflight import open_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = (ROOT.parent / "shared" / "realdata" / "pdf_docling_groundtruth" / "pdf", ROOT / "hysem_assets" / "sample" / "files")
+
+
+def corpus() -> list[tuple[Path, int]]:
+    """Every readable PDF with its page count."""
+    found = []
+    for folder in FOLDERS:
+        for pdf in sorted(folder.glob("*.pdf")):
+            problem, pages = open_problem(pdf)
+            if problem is None:
+                found.append((pdf, pages))
+    return found
+
+
+def pool_rate(paths: list[Path], pages: int, workers: int) -> tuple[float, int]:
+    started = time.perf_counter()
+    results = parse_many(paths, ParseOptions(), workers=workers)
+    seconds = time.perf_counter() - started
+    return pages / seconds, sum(not r.ok for r in results)
+
+
+def converter_seconds(converter, paths: list[Path]) -> float:
+    for path in paths:  # warm-up: first-use costs belong to neither side
+        converter.convert(path, raises_on_error=False)
+    started = time.perf_counter()
+    for path in paths:
+        converter.convert(path, raises_on_error=False)
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="times the corpus is parsed in each pool run")
+    args = parser.parse_args(argv)
+    files = corpus()
+    if not files:
+        print("no PDFs found", file=sys.stderr)
+        return 1
+    pages = sum(n for _, n in files)
+    paths = [path for path, _ in files] * args.repeat
+    one, failed_one = pool_rate(paths, pages * args.repeat, 1)
+    two, failed_two = pool_rate(paths, pages * args.repeat, 2)
+    print(tabulate([["1 worker", f"{one:.1f}", failed_one], ["2 workers", f"{two:.1f}", failed_two]],
+                   headers=["parse_many (native)", "pages/s", "failed docs"], tablefmt="github"))
+    print(f"\n2 workers / 1 worker: {two / one:.2f}x  ({len(paths)} documents, {pages * args.repeat} pages)\n")
+    plain = converter_seconds(native_converter(reconstructed=False), [path for path, _ in files])
+    hysem = converter_seconds(native_converter(reconstructed=True), [path for path, _ in files])
+    print(tabulate([
+        ["Docling NativePdfPipeline (plain)", f"{1000 * plain / pages:.1f}"],
+        ["hysem reconstruction on top", f"{1000 * hysem / pages:.1f}"],
+        ["overhead", f"{1000 * (hysem - plain) / pages:+.1f}"],
+    ], headers=["in-process, one pass", "ms/page"], tablefmt="github"))
+    print(f"\nhysem / plain: {hysem / plain:.2f}x  ({len(files)} documents, {pages} pages)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
