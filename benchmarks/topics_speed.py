@@ -11,6 +11,7 @@ and the speed-up.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -51,7 +52,8 @@ def main() -> None:
     documents = corpus(args.documents, args.words)
     settings = TopicSettings.model_validate({"grid": GRID})
     candidates = int(np.prod([len(values) for values in settings.grid.model_dump().values()]))
-    print(f"{args.documents} documents x {args.words} words, {candidates} candidate models")
+    print(f"{args.documents} documents x {args.words} words, {candidates} candidate models; "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (other processes share them)")
     rows, chosen = [], []
     for workers in (1, args.workers):
         started = time.perf_counter()

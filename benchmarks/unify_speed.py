@@ -13,6 +13,7 @@ lookup, embedding the term alone against the cached dictionary), with the ratio.
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -88,7 +89,8 @@ def main() -> None:
     raw = generated_terms(mapping, args.terms, rng)
     distinct = raw["raw_term"].nunique()
     print(f"dictionary: {len(dictionary.entries):,} entries, {len(dictionary.spellings):,} spellings; "
-          f"raw terms: {len(raw):,} rows, {distinct:,} distinct; device {args.device}")
+          f"raw terms: {len(raw):,} rows, {distinct:,} distinct; device {args.device}, "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
     encoder = TermEncoder(device=args.device)
     encoder.encode(["warm up the model"])

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+M = TypeVar("M", bound=BaseModel)
 
 SourceName = Literal["pubmed", "openalex", "scopus", "crossref", "unpaywall", "zotero"]
 
@@ -92,9 +93,18 @@ class Profile(BaseModel):
     sources: dict[SourceName, SourceSettings] = Field(default_factory=dict)
     http: HttpSettings = Field(default_factory=HttpSettings)
     pdfs: PdfSettings = Field(default_factory=PdfSettings)
+    #: Per-asset placement and backends (devices, workers, models), validated by each asset.
+    assets: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def source(self, name: str) -> SourceSettings:
         return self.sources.get(name) or SourceSettings()  # type: ignore[call-overload]
+
+    def asset_settings(self, name: str, model: type[M]) -> M:
+        """The ``assets.<name>`` section validated by ``model``; errors name the profile and asset."""
+        try:
+            return model.model_validate(self.assets.get(name) or {})
+        except ValidationError as exc:
+            raise ProfileError(f"Profile {self.name!r}: assets.{name} is invalid: {exc}") from exc
 
 
 def hysem_home() -> Path:

@@ -156,13 +156,15 @@ def build_partition_graph(
     chunk_rows = _records(chunks)
     mentions: dict[str, list[tuple[str, str]]] = {field: [] for field in entity_fields}
     for chunk in chunk_rows:
-        _cluster_of(keys, chunk["cluster_id"], f"chunk {chunk['chunk_id']!r}")
-        for field, found in (chunk.get("mentions") or {}).items():
+        chunk_id = str(chunk["chunk_id"])
+        _cluster_of(keys, chunk["cluster_id"], f"chunk {chunk_id!r}")
+        mentioned = chunk.get("mentions")
+        for field, found in ({} if is_missing(mentioned) else mentioned).items():
             if field not in entity_fields:
-                raise GraphInputError(f"chunk {chunk['chunk_id']!r} mentions field {field!r}, not an entity field")
+                raise GraphInputError(f"chunk {chunk_id!r} mentions field {field!r}, not an entity field")
             for term in terms(found):
                 entities[entity_fields[field][0]].setdefault(term)
-                mentions[field].append((chunk["chunk_id"], term))
+                mentions[field].append((chunk_id, term))
 
     nodes = [
         _node_rows(schema, "Query", [(query, {"title": title})]),
@@ -176,7 +178,9 @@ def build_partition_graph(
             _relationships(rel_type, "Article", label, links[field])
             for field, (label, rel_type) in entity_fields.items()
         ),
-        _relationships("HAS_CHUNK", "Article", "Chunk", ((keys[c["cluster_id"]], str(c["chunk_id"])) for c in chunk_rows)),
+        _relationships(
+            "HAS_CHUNK", "Article", "Chunk", ((keys[c["cluster_id"]], str(c["chunk_id"])) for c in chunk_rows)
+        ),
         *(_relationships(MENTIONS, "Chunk", label, mentions[field]) for field, (label, _) in entity_fields.items()),
     ]
     return PartitionGraph(

@@ -125,7 +125,9 @@ class GraphSchema(BaseModel):
                 continue
             rel = self.relationships.get(spec.relationship or "")
             if rel is None or rel.source != "Article" or spec.entity not in rel.targets:
-                raise ValueError(f"field {field}: relationship {spec.relationship} must go from Article to {spec.entity}")
+                raise ValueError(
+                    f"field {field}: relationship {spec.relationship} must go from Article to {spec.entity}"
+                )
             if spec.entity not in mentionable:
                 raise ValueError(f"field {field}: {MENTIONS} must list {spec.entity} among its targets")
         return self

@@ -5,23 +5,43 @@ weights (Docling's ``NativePdfPipeline`` plus hysem's reconstruction of the page
 ``standard`` runs Docling's layout, TableFormer and formula models from pre-downloaded
 artifacts. ``parse_pdf`` handles one file, ``parse_many`` a batch across worker processes
 pinned to devices; neither raises for a bad document, which gets its error instead.
+
+The names below are imported on first use: Docling takes seconds to import, and code that
+only lists commands or builds Dagster definitions should not pay for it.
 """
 
-from hysem_assets.parsing.options import PIPELINES, ParseOptions, Pipeline
-from hysem_assets.parsing.parse import parse_pdf, parser_name
-from hysem_assets.parsing.pool import parse_many, pin_device
-from hysem_assets.parsing.result import ParsedDocument
-from hysem_assets.parsing.tokens import TOKENIZER_NAME, count_tokens
+from __future__ import annotations
 
-__all__ = [
-    "PIPELINES",
-    "TOKENIZER_NAME",
-    "ParseOptions",
-    "ParsedDocument",
-    "Pipeline",
-    "count_tokens",
-    "parse_many",
-    "parse_pdf",
-    "parser_name",
-    "pin_device",
-]
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "PIPELINES": "options",
+    "ParseOptions": "options",
+    "Pipeline": "options",
+    "ParsedDocument": "result",
+    "TOKENIZER_NAME": "tokens",
+    "count_tokens": "tokens",
+    "parse_pdf": "parse",
+    "parser_name": "parse",
+    "parse_many": "pool",
+    "pin_device": "pool",
+}
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from hysem_assets.parsing.options import PIPELINES, ParseOptions, Pipeline
+    from hysem_assets.parsing.parse import parse_pdf, parser_name
+    from hysem_assets.parsing.pool import parse_many, pin_device
+    from hysem_assets.parsing.result import ParsedDocument
+    from hysem_assets.parsing.tokens import TOKENIZER_NAME, count_tokens
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -99,7 +99,7 @@ def corpus_chunks(corpus: pd.DataFrame) -> pd.DataFrame:
             "token_count": corpus["text"].str.split().str.len(),
         }
     )
-    chunks["content_hash"] = [content_hash(s, t) for s, t in zip(chunks["section"], chunks["text"])]
+    chunks["content_hash"] = [content_hash(s, t) for s, t in zip(chunks["section"], chunks["text"], strict=True)]
     return chunks[list(CHUNK_COLUMNS)]
 
 

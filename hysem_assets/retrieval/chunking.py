@@ -107,7 +107,7 @@ def chunk_documents(
             "token_count": chunk.token_count,
             "content_hash": content_hash(chunk.section, chunk.text),
         }
-        for cluster_id, markdown in zip(documents["cluster_id"], documents["markdown"])
+        for cluster_id, markdown in zip(documents["cluster_id"], documents["markdown"], strict=True)
         if isinstance(markdown, str)
         for chunk in chunk_markdown(markdown, max_tokens=max_tokens, overlap=overlap, spans=spans)
     ]

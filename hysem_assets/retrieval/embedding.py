@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 from sentence_transformers import SentenceTransformer
 
-
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
 
@@ -54,7 +53,5 @@ class Embedder:
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the model's tokens, so chunks fit its input length."""
-        encoded = self.model.tokenizer(
-            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
-        )
+        encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         return [(start, end) for start, end in encoded["offset_mapping"] if end > start]

@@ -92,7 +92,7 @@ def index_chunks(
 
     vectors = np.zeros((len(records), embedder.dimension), dtype=np.float32)
     todo = []
-    for position, (point, payload) in enumerate(zip(ids, payloads)):
+    for position, (point, payload) in enumerate(zip(ids, payloads, strict=True)):
         stored = existing.get(point)
         if (
             stored is not None

@@ -60,6 +60,6 @@ class KeywordIndex:
         )
         return [
             (self.ids[int(doc)], float(score))
-            for doc, score in zip(documents[0], scores[0])
+            for doc, score in zip(documents[0], scores[0], strict=True)
             if score > 0 and np.isfinite(score)
         ]

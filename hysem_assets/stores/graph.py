@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from typing import Any, Protocol, TypeVar
 
@@ -62,10 +64,10 @@ class PartitionGraph:
     relationships: list[RelationshipBatch]
 
     def node_counts(self) -> dict[str, int]:
-        return _add_up((b.label, len(b.rows)) for b in self.nodes)
+        return dict(sum((Counter({b.label: len(b.rows)}) for b in self.nodes), Counter()))
 
     def relationship_counts(self) -> dict[str, int]:
-        return _add_up((b.type, len(b.rows)) for b in self.relationships)
+        return dict(sum((Counter({b.type: len(b.rows)}) for b in self.relationships), Counter()))
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,7 @@ class GraphWriter(Protocol):
 
     def upsert_nodes(self, label: str, rows: Sequence[Row]) -> None: ...
 
-    def upsert_relationships(
-        self, batch: RelationshipBatch, rows: Sequence[Row], *, query: str, load: str
-    ) -> None: ...
+    def upsert_relationships(self, batch: RelationshipBatch, rows: Sequence[Row], *, query: str, load: str) -> None: ...
 
     def run(self, cypher: str, parameters: Mapping[str, Any]) -> int:
         """Run a statement that ends in ``RETURN count(*)`` and give that count."""
@@ -174,9 +174,7 @@ def prune_orphans(writer: GraphWriter, schema: GraphSchema) -> int:
 
 def count_by_schema(store: GraphStore, schema: GraphSchema) -> GraphCounts:
     """Node counts per label and relationship counts per type, as declared in the schema."""
-    nodes = {
-        label: int(store.query(f"MATCH (n:`{label}`) RETURN count(n) AS n").iloc[0, 0]) for label in schema.nodes
-    }
+    nodes = {label: int(store.query(f"MATCH (n:`{label}`) RETURN count(n) AS n").iloc[0, 0]) for label in schema.nodes}
     relationships = {
         rel_type: int(store.query(f"MATCH ()-[r:`{rel_type}`]->() RETURN count(r) AS n").iloc[0, 0])
         for rel_type in schema.relationships
@@ -198,17 +196,18 @@ def load_partition(
     started = time.perf_counter()
 
     def work(writer: GraphWriter) -> tuple[int, int]:
+        steps: list[tuple[Callable[[list[Row]], None], list[Row]]] = [
+            *((partial(writer.upsert_nodes, b.label), b.rows) for b in graph.nodes),
+            *(
+                (partial(writer.upsert_relationships, b, query=graph.query, load=load), b.rows)
+                for b in graph.relationships
+            ),
+        ]
         done = 0
-        for node_batch in graph.nodes:
-            for rows in batched(node_batch.rows, batch_size):
-                writer.upsert_nodes(node_batch.label, rows)
-                done += len(rows)
-                if progress:
-                    progress(done, total)
-        for rel_batch in graph.relationships:
-            for rows in batched(rel_batch.rows, batch_size):
-                writer.upsert_relationships(rel_batch, rows, query=graph.query, load=load)
-                done += len(rows)
+        for write_rows, rows in steps:
+            for batch in batched(rows, batch_size):
+                write_rows(batch)
+                done += len(batch)
                 if progress:
                     progress(done, total)
         return detach_stale(writer, schema, graph.query, load), prune_orphans(writer, schema)
@@ -230,10 +229,3 @@ def load_partition(
         seconds=time.perf_counter() - started,
         counts=store.counts(),
     )
-
-
-def _add_up(pairs: Iterator[tuple[str, int]]) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for name, count in pairs:
-        totals[name] = totals.get(name, 0) + count
-    return totals

@@ -26,6 +26,7 @@ from hysem_assets.stores.graph import (
     count_by_schema,
     merge_nodes_cypher,
     merge_relationships_cypher,
+    one_line,
     translate_errors,
 )
 
@@ -59,7 +60,9 @@ class LadybugWriter:
             cypher += " SET " + ", ".join(
                 f"n.`{name}` = CAST(row.props.`{name}` AS {kind})" for name, kind in properties.items()
             )
-            batch = [{"key": row["key"], "props": {name: row["props"].get(name) for name in properties}} for row in rows]
+            batch = [
+                {"key": row["key"], "props": {name: row["props"].get(name) for name in properties}} for row in rows
+            ]
         else:
             batch = [{"key": row["key"]} for row in rows]
         self.connection.execute(cypher, {"rows": batch})
@@ -85,7 +88,7 @@ class LadybugGraphStore:
             self._connection = ladybug.Connection(self._database)
         except (RuntimeError, OSError) as exc:
             raise GraphStoreError(
-                f"Graph database {self.path} cannot be opened ({exc}); is another process holding it?"
+                f"Graph database {self.path} cannot be opened ({one_line(exc)}); is another process holding it?"
             ) from exc
 
     def ensure_schema(self, schema: GraphSchema) -> None:

@@ -78,7 +78,8 @@ class Neo4jGraphStore:
         except (DriverError, Neo4jError, OSError) as exc:
             self._driver.close()
             raise GraphStoreError(
-                f"Neo4j at {uri} is unreachable ({one_line(exc)}). Start it, or point HYSEM_NEO4J_URI at a running server."
+                f"Neo4j at {uri} is unreachable ({one_line(exc)}). "
+                "Start it, or point HYSEM_NEO4J_URI at a running server."
             ) from exc
 
     def ensure_schema(self, schema: GraphSchema) -> None:
@@ -128,4 +129,3 @@ class Neo4jGraphStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -120,7 +120,8 @@ class _Lookup:
     def match(self, term: str) -> tuple[str | None, str | None]:
         if term in self.exact:
             return self.exact[term], "exact"
-        canonical = self.normalized.get(normalize_term(term))
+        key = normalize_term(term)
+        canonical = self.normalized.get(key) if key else None
         return (canonical, "normalized") if canonical else (None, None)
 
 

@@ -21,14 +21,24 @@ QUERY = "ozone-heart"
 EXPECTED_REPORT = [("random forest", 2), ("LSTM", 1), ("XGBoost", 1)]
 ODD_TERM = 'Bayesian "kernel" machine \\ BKMR\'s'
 
+
+def article(cluster_id: str, doi: str | None, study: str, *terms: list[str]) -> dict[str, Any]:
+    """An article with its extracted ML methods, pollutants, outcomes and regions."""
+    return dict(
+        zip(("cluster_id", "doi", "study", "ml", "pol", "out", "geo"), (cluster_id, doi, study, *terms), strict=True)
+    )
+
+
 ARTICLES: list[dict[str, Any]] = [
-    dict(cluster_id="c-1", doi="10.1000/A1", study="cohort", ml=["random forest", "XGBoost"], pol=["ozone", "PM2.5"], out=["heart disease"], geo=["China"]),
-    dict(cluster_id="c-2", doi="10.1000/a2", study="time-series", ml=["random forest"], pol=["ozone"], out=["heart disease", "stroke"], geo=["Italy"]),
-    dict(cluster_id="c-3", doi=None, study="case-crossover", ml=["LSTM"], pol=["ozone"], out=["heart disease"], geo=[]),
-    dict(cluster_id="c-4", doi="10.1000/a4", study="systematic review", ml=["random forest"], pol=["ozone"], out=["heart disease"], geo=[]),
-    dict(cluster_id="c-5", doi="10.1000/a5", study="cohort", ml=["support vector machine"], pol=["NO2"], out=["heart disease"], geo=["China"]),
-    dict(cluster_id="c-6", doi="10.1000/a6", study="cohort", ml=["gradient boosting", ODD_TERM], pol=["ozone"], out=["stroke"], geo=[]),
-]  # fmt: skip
+    article(
+        "c-1", "10.1000/A1", "cohort", ["random forest", "XGBoost"], ["ozone", "PM2.5"], ["heart disease"], ["China"]
+    ),
+    article("c-2", "10.1000/a2", "time-series", ["random forest"], ["ozone"], ["heart disease", "stroke"], ["Italy"]),
+    article("c-3", None, "case-crossover", ["LSTM"], ["ozone"], ["heart disease"], []),
+    article("c-4", "10.1000/a4", "systematic review", ["random forest"], ["ozone"], ["heart disease"], []),
+    article("c-5", "10.1000/a5", "cohort", ["support vector machine"], ["NO2"], ["heart disease"], ["China"]),
+    article("c-6", "10.1000/a6", "cohort", ["gradient boosting", ODD_TERM], ["ozone"], ["stroke"], []),
+]
 
 
 def schema() -> GraphSchema:

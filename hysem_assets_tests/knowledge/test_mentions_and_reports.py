@@ -14,7 +14,9 @@ def test_mentions_use_canonical_names_whole_words_and_longest_forms() -> None:
     vocabulary = vocabulary_from_fields(
         schema(), frames()["fields"], synonyms={"pollutant_terms": {"O3": "ozone", "PM": "particulate matter"}}
     )
-    texts = pd.Series(["O3 and PM2.5 with a Random Forest; ozone again.", "no terms; ozonesonde is not ozone-free", None])
+    texts = pd.Series(
+        ["O3 and PM2.5 with a Random Forest; ozone again.", "no terms; ozonesonde is not ozone-free", None]
+    )
     found = find_mentions(texts, vocabulary)
 
     assert found[0]["pollutant_terms"] == ["ozone", "PM2.5"]

@@ -37,7 +37,7 @@ def test_the_project_schema_is_valid() -> None:
         ({"relationships.USES_ML_METHOD": {"from": "Article", "to": "Method"}}, "undeclared label Method"),
         ({"fields.ml_methods_used": {"entity": "MLMethod"}}, "either entity and relationship, or property"),
         ({"fields.study_type": {"property": "design"}}, "Article has no property design"),
-        ({"relationships.MENTIONS": {"from": "Chunk", "to": "Pollutant"}}, "MENTIONS must list (MLMethod|Region|HealthOutcome)"),
+        ({"relationships.MENTIONS": {"from": "Chunk", "to": "Pollutant"}}, "MENTIONS must list [A-Za-z]+ among"),
         ({"relationships.INCLUDES": {"from": "Article", "to": "Query"}}, "INCLUDES from Query to Article"),
         ({"nodes.Chunk.properties.chunk_id": "STRING"}, "must not be listed again"),
     ],

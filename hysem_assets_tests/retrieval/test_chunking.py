@@ -6,7 +6,8 @@ import pytest
 from hysem_assets.retrieval.chunking import chunk_documents, chunk_markdown, markdown_sections, word_spans
 from hysem_assets.retrieval.embedding import Embedder
 
-PAPER = """Preface words before any heading.
+PAPER = (
+    """Preface words before any heading.
 
 # Ozone and the heart
 
@@ -23,13 +24,16 @@ x = 1
 
 ## Results ##
 
-""" + " ".join(f"word{n}" for n in range(1, 251)) + """
+"""
+    + " ".join(f"word{n}" for n in range(1, 251))
+    + """
 
 ## Empty
 
 ## Discussion
 Short.
 """
+)
 
 
 def test_headings_define_section_paths_and_code_fences_do_not() -> None:

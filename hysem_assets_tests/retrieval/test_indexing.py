@@ -47,7 +47,8 @@ def store(tmp_path: Path) -> Iterator[QdrantChunkStore]:
 def index(
     store: QdrantChunkStore, embedder: Embedder, tmp_path: Path, documents: dict[str, str], query: str = "q1"
 ) -> IndexSummary:
-    return index_chunks(chunks_of(documents), query=query, store=store, embedder=embedder, keyword_root=tmp_path / "bm25")
+    chunks = chunks_of(documents)
+    return index_chunks(chunks, query=query, store=store, embedder=embedder, keyword_root=tmp_path / "bm25")
 
 
 def test_points_carry_the_payload_a_citation_needs(store: QdrantChunkStore, embedder: Embedder, tmp_path: Path) -> None:
@@ -88,9 +89,7 @@ def test_unchanged_chunks_are_not_embedded_again(store: QdrantChunkStore, embedd
     before = dict(store.points("q1"))
     again = index(store, embedder, tmp_path, DOCUMENTS)
     assert (again.embedded, again.reused, again.deleted) == (0, 4, 0)
-    assert all(
-        np.allclose(before[point].vector, stored.vector) for point, stored in store.points("q1")
-    )
+    assert all(np.allclose(before[point].vector, stored.vector) for point, stored in store.points("q1"))
 
     edited = {"c-1": DOCUMENTS["c-1"].replace("half a percent", "0.5%"), "c-2": DOCUMENTS["c-2"]}
     changed = index(store, embedder, tmp_path, edited)

@@ -1,0 +1,1 @@
+"""The knowledge graph as data: schema, partition graph building, mentions, saved reports."""

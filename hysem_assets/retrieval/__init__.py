@@ -1,0 +1,1 @@
+"""Chunking, embeddings, dense and keyword indexes, fused search and BEIR evaluation."""

@@ -1,0 +1,1 @@
+"""Graph stores (Neo4j, embedded ladybug) and the chunk vector store (Qdrant)."""

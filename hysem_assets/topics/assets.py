@@ -1,0 +1,63 @@
+"""``topics``: LDA topics of the parsed corpus, chosen by c_v coherence, with an intertopic map."""
+
+import base64
+
+import pandas as pd
+from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
+from pydantic import BaseModel, ConfigDict, Field
+
+from hysem_assets.extraction.assets import documents_to_extract
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.progress import Progress
+from hysem_assets.settings import hysem_home, load_profile
+from hysem_assets.storage import write_parquet
+from hysem_assets.topics import build_topics, load_topic_settings, write_intertopic_view
+
+
+class TopicsPlacement(BaseModel):
+    """``assets.topics`` in the profile: how many processes train the grid."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workers: int = Field(1, ge=1)
+
+
+@asset(
+    group_name="enrichment",
+    partitions_def=queries_partitions,
+    ins={"deduped_corpus": AssetIn(), "parsed_docs": AssetIn()},
+    description=(
+        "LDA topics (scikit-learn) over every work's text, the model chosen by mean c_v coherence over the grid "
+        "in config/topics.yaml: topic table, per-document mixture and dominant topic, and an intertopic map."
+    ),
+    kinds={"python", "parquet", "scikitlearn"},
+    code_version="1",
+)
+def topics(context: AssetExecutionContext, deduped_corpus: pd.DataFrame, parsed_docs: pd.DataFrame) -> Output[pd.DataFrame]:
+    placement = load_profile().asset_settings("topics", TopicsPlacement)
+    documents = pd.DataFrame(
+        [{"doc_id": d.doc_id, "text": d.text} for d in documents_to_extract(deduped_corpus, parsed_docs)]
+    )
+    progress = Progress(context.log, "topic models", unit="models")
+    try:
+        model = build_topics(documents, load_topic_settings(), workers=placement.workers, progress=progress)
+    finally:
+        progress.close()
+    for note in model.notes:
+        context.log.warning(note)
+    view = write_intertopic_view(model, hysem_home() / "topics" / context.partition_key)
+    png = base64.b64encode(view.png.read_bytes()).decode()
+    labels = model.topics.set_index("topic")["label"]
+    table = model.documents.rename(columns={"doc_id": "cluster_id"})
+    table.insert(table.columns.get_loc("dominant_topic") + 1, "dominant_label", table["dominant_topic"].map(labels))
+    topic_table = model.topics.assign(top_words=model.topics["top_words"].map(", ".join))
+    write_parquet(topic_table.drop(columns=["word_weights"]), view.html.parent / "topic_table.parquet")
+    return Output(table, metadata={
+        "dagster/row_count": len(table),
+        "n_topics": int(model.chosen["n_topics"]),
+        "coherence_c_v": round(float(model.chosen["coherence"]), 4),
+        "topics": MetadataValue.md(topic_table[["topic", "label", "coherence", "prevalence", "top_words"]].to_markdown(index=False)),
+        "grid": MetadataValue.md(model.grid.to_markdown(index=False)),
+        "intertopic_map": MetadataValue.md(f"![intertopic distance map](data:image/png;base64,{png})"),
+        "intertopic_html": MetadataValue.path(str(view.html)),
+    })
