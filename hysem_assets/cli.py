@@ -188,6 +188,31 @@ def dedupe(input_path: Path, output: Path) -> None:
 
 
 @main.command()
+@click.argument("pdf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file (default: stdout).")
+@click.option("--pipeline", type=click.Choice(["native", "standard"]), default="native", show_default=True,
+              help="native: no model weights; standard: Docling's layout models from --artifacts-path.")
+@click.option("--artifacts-path", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder made by `docling-tools models download -o DIR` (standard pipeline).")
+def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | None) -> None:
+    """Parse one PDF to Markdown with the same code as the parsed_docs asset."""
+    from hysem_assets.parsing import ParseOptions, parse_pdf
+
+    try:
+        options = ParseOptions(pipeline=pipeline, artifacts_path=artifacts_path)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    document = parse_pdf(pdf, options)
+    if document.error:
+        raise click.ClickException(f"{pdf}: {document.error}")
+    if output:
+        output.write_text(document.markdown, encoding="utf-8")
+        click.echo(f"{pdf}: {document.pages} pages, {document.token_count:,} tokens ({document.parser}) -> {output}", err=True)
+    else:
+        sys.stdout.write(document.markdown)
+
+
+@main.command()
 @click.option("--port", default=3000, show_default=True, help="Port on 127.0.0.1.")
 def ui(port: int) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on 127.0.0.1 with hysem's instance."""

@@ -94,3 +94,14 @@ def test_dedupe_command_adds_cluster_ids_and_reports_bad_rows(tmp_path: Path):
     assert "Record ID 'b' appears 2 times" in result.output
     assert "'not-a-doi' in the DOI column is not a DOI" in result.output
     assert "no usable title" in result.output and "Line 5" in result.output
+
+
+def test_parse_command_writes_markdown_and_reports_bad_files(tmp_path: Path):
+    files = default_snapshot_dir() / "files"
+    output = tmp_path / "paper.md"
+    result = CliRunner().invoke(main, ["parse", str(files / "10.5555_ahi.2019.0203.pdf"), "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    markdown = output.read_text(encoding="utf-8")
+    assert markdown.startswith("# Nitrogen dioxide, ozone and hospital admissions") and "## 2 Methods" in markdown
+    truncated = CliRunner().invoke(main, ["parse", str(files / "10.5555_ehr.2023.0001.pdf")])
+    assert truncated.exit_code == 1 and "corrupt or not a PDF" in truncated.output

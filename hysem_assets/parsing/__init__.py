@@ -13,7 +13,7 @@ only lists commands or builds Dagster definitions should not pay for it.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 _EXPORTS = {
     "PIPELINES": "options",
@@ -23,18 +23,10 @@ _EXPORTS = {
     "TOKENIZER_NAME": "tokens",
     "count_tokens": "tokens",
     "parse_pdf": "parse",
-    "parser_name": "parse",
     "parse_many": "pool",
     "pin_device": "pool",
 }
 __all__ = sorted(_EXPORTS)
-
-if TYPE_CHECKING:
-    from hysem_assets.parsing.options import PIPELINES, ParseOptions, Pipeline
-    from hysem_assets.parsing.parse import parse_pdf, parser_name
-    from hysem_assets.parsing.pool import parse_many, pin_device
-    from hysem_assets.parsing.result import ParsedDocument
-    from hysem_assets.parsing.tokens import TOKENIZER_NAME, count_tokens
 
 
 def __getattr__(name: str) -> Any:

@@ -89,7 +89,7 @@ class _Writer:
         elif label == DocItemLabel.CODE:
             self.doc.add_code(text="\n".join(texts), prov=prov)
         elif label == DocItemLabel.TABLE:
-            cells = [(cell.text, Box.from_bbox(cell.rect.to_bounding_box(), size.height)) for cell in cluster.cells]
+            cells = [(cell.text, Box.from_rect(cell.rect, size.height)) for cell in cluster.cells]
             self.doc.add_table(data=table_data(cells), prov=prov)
         elif label == DocItemLabel.PICTURE:
             self.doc.add_picture(prov=prov)

@@ -1,6 +1,6 @@
 """A region's rows into blocks: paragraphs, headings, list items, captions, code, tables, equations.
 
-A region is read top to bottom. Rows whose cells line up over several lines are a table;
+A region is read top to bottom. Two or more rows cut into cells by wide gaps are a table;
 a row that ends in an equation number, or a centred line of mathematics, is an equation;
 everything else is a line of text, and consecutive lines stay in one paragraph until the
 spacing, the type size or font, an indented first line, a list marker, or a short line that
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +21,7 @@ from docling_core.types.doc import DocItemLabel
 from hysem_assets.parsing.clusters import EQUATION_NUMBER
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.lines import LIST_MARKER, Segment, group_rows
+from hysem_assets.parsing.words import Word, char_share, dominant_font
 
 Row = list[Segment]
 
@@ -34,6 +34,7 @@ SECTION_NAME = re.compile(
 REFERENCE = re.compile(r"^\[\d{1,3}\]$")
 BULLET = re.compile(r"^[•·▪▫◦‣⁃●○■□\-–—*∞\x84➢➤►✓✔☐☑]$")
 MATH = re.compile(r"[=≤≥≈≠∑∏∫√±×÷∞∂∇∈∉⊂⊆∀∃→←↔^]")
+LEADER_END = re.compile(r"(\.\s*){3,}\s*([\divxlc]+)$", re.IGNORECASE)
 SENTENCE_END = re.compile(r"[.!?:。]['\"”’)\]]*$")
 
 
@@ -47,16 +48,16 @@ class BodyStyle:
 
     @classmethod
     def of(cls, segments: Sequence[Segment]) -> BodyStyle:
-        fonts: Counter[str] = Counter()
-        for segment in segments:
-            for word in segment.words:
-                fonts[word.font] += len(word.text)
-        if not fonts:
+        font = dominant_font(_words(segments))
+        words = [word for word in _words(segments) if word.font == font]
+        if not words:
             return cls(font="", height=10.0)
-        font = fonts.most_common(1)[0][0]
-        words = [word for segment in segments for word in segment.words if word.font == font]
         return cls(font=font, height=statistics.median(w.box.height for w in words),
-                   bold=sum(w.bold for w in words) * 2 > len(words))
+                   bold=char_share(words, lambda w: w.bold) > 0.5)
+
+
+def _words(segments: Sequence[Segment]) -> list[Word]:
+    return [word for segment in segments for word in segment.words]
 
 
 @dataclass
@@ -80,19 +81,9 @@ class Block:
     def height(self) -> float:
         return statistics.median(segment.height for segment in self.segments)
 
-    def share(self, flag: str) -> float:
-        """Share of the block's characters whose words have ``flag`` (bold, monospace)."""
-        words = [word for segment in self.segments for word in segment.words]
-        total = sum(len(w.text) for w in words) or 1
-        return sum(len(w.text) for w in words if getattr(w, flag)) / total
-
     @property
     def font(self) -> str:
-        fonts: Counter[str] = Counter()
-        for segment in self.segments:
-            for word in segment.words:
-                fonts[word.font] += len(word.text)
-        return fonts.most_common(1)[0][0] if fonts else ""
+        return dominant_font(_words(self.segments))
 
 
 def row_box(row: Row) -> Box:
@@ -110,7 +101,7 @@ class LineMetrics:
 
     @classmethod
     def of(cls, row: Row) -> LineMetrics:
-        words = [w for s in row for w in s.words]
+        words = _words(row)
         return cls(statistics.median(w.box.t for w in words), statistics.median(w.box.b for w in words),
                    statistics.median(w.box.height for w in words))
 
@@ -133,7 +124,6 @@ class _Region:
             sorted(row, key=lambda s: -s.box.r if rtl else s.box.l) for row in group_rows(segments, lambda s: s.box)
         ]
         self.rtl = rtl
-        self.style = style
         self.left = min(s.box.l for s in segments)
         self.right = max(s.box.r for s in segments)
         lines = [LineMetrics.of(row) for row in self.rows]
@@ -196,7 +186,10 @@ class _Region:
                 or _monospace(row)
                 or (BULLET.match(first) or LIST_MARKER.match(first) or REFERENCE.match(first)) and len(row[0].words) > 1):
             return False
-        ends = SENTENCE_END.search(" ".join(s.text for s in block.rows[-1]).rstrip())
+        before = " ".join(s.text for s in block.rows[-1]).rstrip()
+        if LEADER_END.search(before):  # a table-of-contents entry: "Notices . . . . vii"
+            return False
+        ends = SENTENCE_END.search(before)
         short = previous.r < self.right - max(3 * height, 0.15 * self.width)
         indented = line.l - self.left > 0.6 * height and previous.l - self.left < 0.3 * height
         if self.rtl:
@@ -206,19 +199,12 @@ class _Region:
 
 
 def _style(row: Row) -> tuple[str, bool]:
-    fonts: Counter[str] = Counter()
-    bold = total = 0
-    for segment in row:
-        for word in segment.words:
-            fonts[word.font] += len(word.text)
-            bold += len(word.text) * word.bold
-            total += len(word.text)
-    return (fonts.most_common(1)[0][0] if fonts else "", bold * 2 > total)
+    words = _words(row)
+    return dominant_font(words), char_share(words, lambda w: w.bold) > 0.5
 
 
 def _monospace(row: Row) -> bool:
-    words = [w for s in row for w in s.words]
-    return bool(words) and sum(len(w.text) for w in words if w.monospace) * 5 >= 4 * sum(len(w.text) for w in words)
+    return char_share(_words(row), lambda w: w.monospace) >= 0.8
 
 
 def region_blocks(segments: Sequence[Segment], style: BodyStyle, rtl: bool = False) -> list[Block]:
@@ -271,7 +257,7 @@ def heading(block: Block, style: BodyStyle) -> bool:
     if text[-1] in ".,;" or ratio < 0.9:
         return False
     distinct = block.font != style.font
-    bold = block.share("bold") > 0.5 and not style.bold
+    bold = char_share(_words(block.segments), lambda w: w.bold) > 0.5 and not style.bold
     numbered = bool(HEADING_NUMBER.match(text)) and not name[:1].islower()
     titled = distinct and len(block.rows) == 1 and len(words) <= 10 and _title_case(words)
     return ratio >= 1.15 or bold or titled or (numbered and (distinct or ratio >= 1.05))

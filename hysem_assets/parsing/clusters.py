@@ -89,7 +89,7 @@ def _continues(group: list[Cluster], formula: Cluster, clusters: Sequence[Cluste
                page: Size, rule: FormulaMerge) -> bool:
     above = Box.around(_box(c, page.height) for c in group)
     below = _box(formula, page.height)
-    heights = [Box.from_bbox(cell.rect.to_bounding_box(), page.height).height for c in (*group, formula) for cell in c.cells]
+    heights = [Box.from_rect(cell.rect, page.height).height for c in (*group, formula) for cell in c.cells]
     line = statistics.median(heights) if heights else min(above.height, below.height)
     if above.h_overlap(below) <= 0 or below.t - above.b > rule.max_gap * line:
         return False
@@ -108,7 +108,7 @@ def _continues(group: list[Cluster], formula: Cluster, clusters: Sequence[Cluste
 def _merged(group: list[Cluster], page: Size) -> Cluster:
     box = Box.around(_box(c, page.height) for c in group)
     cells = [cell for c in group for cell in c.cells]
-    cells.sort(key=lambda cell: (round(Box.from_bbox(cell.rect.to_bounding_box(), page.height).t), cell.rect.to_bounding_box().l))
+    cells.sort(key=lambda cell: (round(Box.from_rect(cell.rect, page.height).t), Box.from_rect(cell.rect, page.height).l))
     return Cluster(
         id=group[0].id, label=DocItemLabel.FORMULA, bbox=box.to_bbox(), confidence=max(c.confidence for c in group),
         cells=cells, children=[child for c in group for child in c.children],
@@ -136,6 +136,6 @@ def _page_sized_and_sparse(cluster: Cluster, page: Size, rule: SparseTable) -> b
         return False
     covered = 0.0
     for cell in cluster.cells:
-        cell_box = Box.from_bbox(cell.rect.to_bounding_box(), page.height)
+        cell_box = Box.from_rect(cell.rect, page.height)
         covered += max(cell_box.h_overlap(box), 0.0) * max(cell_box.v_overlap(box), 0.0)
     return covered < rule.max_fill * box.area

@@ -35,7 +35,7 @@ class LineNumberRule:
 
 
 def cell_box(cell: TextCell, page_height: float) -> Box:
-    return Box.from_bbox(cell.rect.to_bounding_box(), page_height)
+    return Box.from_rect(cell.rect, page_height)
 
 
 def line_number_indices(cells: Sequence[TextCell], page: Size, rule: LineNumberRule = LineNumberRule()) -> set[int]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import statistics
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -30,32 +29,20 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Segment:
+    """A run of words (none for a picture's box), with its height worked out once."""
+
     words: tuple[Word, ...]
     box: Box
+    height: float = 0.0  # median word height, the stand-in for the font size
 
     @property
     def text(self) -> str:
         return " ".join(word.text for word in self.words)
 
-    @property
-    def height(self) -> float:
-        return statistics.median(word.box.height for word in self.words)
-
-    @property
-    def font(self) -> str:
-        weights: Counter[str] = Counter()
-        for word in self.words:
-            weights[word.font] += len(word.text)
-        return weights.most_common(1)[0][0]
-
-    @property
-    def bold(self) -> bool:
-        bold = sum(len(word.text) for word in self.words if word.bold)
-        return bold * 2 > sum(len(word.text) for word in self.words)
-
     @classmethod
     def of(cls, words: Sequence[Word]) -> Segment:
-        return cls(tuple(words), Box.around(word.box for word in words))
+        return cls(tuple(words), Box.around(word.box for word in words),
+                   height=statistics.median(word.box.height for word in words))
 
 
 def group_rows(items: Iterable[T], box: Callable[[T], Box], min_overlap: float = 0.5) -> list[list[T]]:
@@ -161,17 +148,21 @@ def attach_scripts(segments: list[Segment], rtl: bool = False) -> list[Segment]:
     come out as a segment of its own; it is recognised as a smaller segment that overlaps a
     line vertically and lies within it horizontally or just beside it.
     """
-    hosts: dict[int, list[Word]] = {}
-    kept: list[Segment] = []
-    for small in segments:
-        host = _script_host(small, segments)
-        if host is None:
-            kept.append(small)
-        else:
-            hosts.setdefault(id(host), []).extend(small.words)
+    host_of = {id(segment): _script_host(segment, segments) for segment in segments}
+
+    def line_of(segment: Segment) -> Segment:
+        # Hosts are strictly taller, so following them ends: an index of an index joins the line too.
+        while (host := host_of[id(segment)]) is not None:
+            segment = host
+        return segment
+
+    scripts: dict[int, list[Word]] = {}
+    for segment in segments:
+        if host_of[id(segment)] is not None:
+            scripts.setdefault(id(line_of(segment)), []).extend(segment.words)
     return [
-        Segment.of(visual_order([*segment.words, *hosts[id(segment)]], rtl)) if id(segment) in hosts else segment
-        for segment in kept
+        Segment.of(visual_order([*segment.words, *scripts[id(segment)]], rtl)) if id(segment) in scripts else segment
+        for segment in segments if host_of[id(segment)] is None
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
@@ -44,3 +45,11 @@ class ParseOptions:
             raise ValueError("num_threads must be at least 1")
         if self.artifacts_path is not None and not isinstance(self.artifacts_path, Path):
             object.__setattr__(self, "artifacts_path", Path(self.artifacts_path))
+
+    @property
+    def parser(self) -> str:
+        """What produced a row: the pipeline, hysem's part in it and Docling's version."""
+        base = f"docling {version('docling')} {self.pipeline} pipeline"
+        if self.pipeline == "native":
+            return f"{base} + hysem reconstruction"
+        return f"{base} + hysem layout corrections" if self.layout_heuristics else base

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
 
 from docling.datamodel.base_models import ConversionStatus
@@ -18,13 +17,6 @@ from hysem_assets.parsing.preflight import NO_TEXT_NATIVE, NO_TEXT_NO_OCR, NO_TE
 from hysem_assets.parsing.result import ParsedDocument
 from hysem_assets.parsing.standard import standard_converter
 from hysem_assets.parsing.tokens import TOKENIZER_NAME, count_tokens
-
-
-def parser_name(options: ParseOptions) -> str:
-    base = f"docling {version('docling')} {options.pipeline} pipeline"
-    if options.pipeline == "native":
-        return f"{base} + hysem reconstruction"
-    return f"{base} + hysem layout corrections" if options.layout_heuristics else base
 
 
 @lru_cache(maxsize=4)
@@ -55,7 +47,7 @@ def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> Parse
     """Markdown, tables, equations and a token count for one PDF, or the reason it has none."""
     path = Path(path)
     started = time.perf_counter()
-    row = {"path": str(path), "tokenizer": TOKENIZER_NAME, "parser": parser_name(options), "device": options.device}
+    row = {"path": str(path), "tokenizer": TOKENIZER_NAME, "parser": options.parser, "device": options.device}
 
     def failed(error: str, pages: int = 0) -> ParsedDocument:
         return ParsedDocument(**row, pages=pages, seconds=time.perf_counter() - started, error=error)

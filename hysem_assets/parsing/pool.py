@@ -2,7 +2,8 @@
 
 Workers are spawned (never forked: Docling and torch start threads) and pinned once, in
 the pool's initializer, to the next device of the list in turn, so N devices get N or
-more workers and models load once per worker. A worker that dies (killed for memory, a
+more workers and models load once per worker. The initializer runs before the worker
+imports Docling (this module does not), so CUDA only ever sees the worker's own GPU. A worker that dies (killed for memory, a
 crash in a native library) costs only the document it held: when several documents were
 in flight, each is retried alone in a fresh pool, and the one that kills its worker again
 is recorded with that error.
@@ -21,14 +22,13 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 from hysem_assets.parsing.options import ParseOptions
-from hysem_assets.parsing.parse import parse_pdf, parser_name
 from hysem_assets.parsing.result import ParsedDocument
 
 Parse = Callable[[Path, ParseOptions], ParsedDocument]
 Progress = Callable[[int, int | None], None]
 
-#: The device this worker process is pinned to, as named in the device list.
-_pinned = "cpu"
+#: This worker's device: as named in the device list, and as the worker itself sees it.
+_pinned, _local = "cpu", "cpu"
 
 
 def pin_device(device: str) -> str:
@@ -46,31 +46,33 @@ def pin_device(device: str) -> str:
 
 
 def _init_worker(counter: Synchronized, devices: tuple[str, ...], threads: int) -> None:
-    global _pinned
+    global _pinned, _local
     with counter.get_lock():
         index = counter.value
         counter.value += 1
     _pinned = devices[index % len(devices)] if devices else "cpu"
     os.environ["OMP_NUM_THREADS"] = str(threads)
-    pin_device(_pinned)
+    _local = pin_device(_pinned)
 
 
 def _parse_in_worker(parse: Parse, path: Path, options: ParseOptions) -> ParsedDocument:
-    local = pin_device(_pinned) if _pinned.startswith("cuda") else _pinned
-    return replace(parse(path, replace(options, device=local)), device=_pinned)
+    return replace(parse(path, replace(options, device=_local)), device=_pinned)
 
 
 def _failed(path: Path, options: ParseOptions, error: str) -> ParsedDocument:
-    return ParsedDocument(path=str(path), parser=parser_name(options), error=error)
+    return ParsedDocument(path=str(path), parser=options.parser, device="", error=error)
 
 
 def parse_many(paths: Sequence[str | Path], options: ParseOptions = ParseOptions(), devices: Sequence[str] = (),
-               workers: int = 1, progress: Progress | None = None, parse: Parse = parse_pdf) -> list[ParsedDocument]:
+               workers: int = 1, progress: Progress | None = None, parse: Parse | None = None) -> list[ParsedDocument]:
     """Parse every path in a pool of ``max(workers, len(devices))`` processes; results in input order.
 
-    ``parse`` is the per-document function run in the workers (a module-level callable);
-    it should not raise, and a document for which it does gets the exception as its error.
+    ``parse`` is the per-document function run in the workers (a module-level callable,
+    ``parse_pdf`` by default); it should not raise, and a document for which it does gets
+    the exception as its error.
     """
+    if parse is None:
+        from hysem_assets.parsing.parse import parse_pdf as parse
     paths = [Path(p) for p in paths]
     results: list[ParsedDocument | None] = [None] * len(paths)
     size = max(workers, len(devices), 1)

@@ -37,7 +37,7 @@ def _pictures(page: Page) -> tuple[list[Box], list[Box]]:
     inline: list[Box] = []
     background: list[Box] = []
     for bitmap in page.parsed_page.bitmap_resources if page.parsed_page else []:
-        raw = Box.from_bbox(bitmap.rect.to_bounding_box(), size.height)
+        raw = Box.from_rect(bitmap.rect, size.height)
         box = Box(max(raw.l, 0.0), max(raw.t, 0.0), min(raw.r, size.width), min(raw.b, size.height))
         if box.width < MIN_PICTURE * size.width or box.height < MIN_PICTURE * size.height:
             continue

@@ -25,7 +25,7 @@ class ParsedDocument:
     pages: int = 0
     #: Pipeline and Docling version that produced the row.
     parser: str = ""
-    #: Device the document was parsed on.
+    #: Device the document was parsed on ("" when its worker died before saying).
     device: str = "cpu"
     seconds: float = 0.0
     error: str | None = None

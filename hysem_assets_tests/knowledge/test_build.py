@@ -34,7 +34,7 @@ def test_fields_become_entities_links_and_chunk_mentions() -> None:
     graph = partition()
     assert set(rows(graph, "Pollutant")) == {"ozone", "PM2.5", "NO2"}
     assert ("10.1000/a1", "XGBoost") in pairs(graph, "USES_ML_METHOD")
-    assert ("c-3", "LSTM") in pairs(graph, "USES_ML_METHOD")
+    assert ("c-3", "long short-term memory network") in pairs(graph, "USES_ML_METHOD")
     assert ("c-1:1", "ozone") in pairs(graph, "MENTIONS")
     assert ("10.1000/a1", "c-1:0") in pairs(graph, "HAS_CHUNK")
     assert rows(graph, "Chunk")["c-1:1"] == {

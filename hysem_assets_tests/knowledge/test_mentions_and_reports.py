@@ -4,25 +4,39 @@ from pathlib import Path
 
 import pandas as pd
 
-from hysem_assets.knowledge.mentions import find_mentions, vocabulary_from_fields
+from hysem_assets.knowledge.mentions import TermMatcher, find_mentions, merge_vocabularies
 from hysem_assets.knowledge.reports import load_reports
 from hysem_assets.settings import PROJECT_ROOT
-from hysem_assets_tests.knowledge.partition import frames, schema
+
+DICTIONARIES = {
+    "pollutant_terms": {"O3": "ozone", "ground-level ozone": "ozone", "PM": "particulate matter", "PM2.5": "PM2.5"},
+    "health_outcome": {"MI": "myocardial infarction", "heart attack": "myocardial infarction"},
+}
 
 
-def test_mentions_use_canonical_names_whole_words_and_longest_forms() -> None:
-    vocabulary = vocabulary_from_fields(
-        schema(), frames()["fields"], synonyms={"pollutant_terms": {"O3": "ozone", "PM": "particulate matter"}}
-    )
+def test_mentions_use_canonical_names_whole_words_and_longest_spellings() -> None:
+    vocabulary = merge_vocabularies(DICTIONARIES, {"ml_methods_used": {"Random forests": "random forest"}})
     texts = pd.Series(
-        ["O3 and PM2.5 with a Random Forest; ozone again.", "no terms; ozonesonde is not ozone-free", None]
+        [
+            "Ground-level ozone (O3) and PM2.5 with random forests; a heart attack (MI).",
+            "o3, pm and mi are not abbreviations here; ozonesonde is not ozone-free",
+            None,
+        ]
     )
     found = find_mentions(texts, vocabulary)
 
-    assert found[0]["pollutant_terms"] == ["ozone", "PM2.5"]
-    assert found[0]["ml_methods_used"] == ["random forest"]
-    assert found[1]["pollutant_terms"] == ["ozone"]  # "ozone-free", not "ozonesonde"
-    assert found[2] == {field: [] for field in vocabulary if vocabulary[field]}
+    assert found[0] == {
+        "pollutant_terms": ["ozone", "PM2.5"],
+        "health_outcome": ["myocardial infarction"],
+        "ml_methods_used": ["random forest"],
+    }
+    assert found[1]["pollutant_terms"] == ["ozone"] and found[1]["health_outcome"] == []
+    assert found[2] == {field: [] for field in vocabulary}
+
+
+def test_first_mention_comes_first() -> None:
+    matcher = TermMatcher({"daily counts": "time-series", "case crossover": "case-crossover"})
+    assert matcher.find("A case crossover design on daily counts") == ["case-crossover", "time-series"]
 
 
 def test_reports_come_with_their_description(tmp_path: Path) -> None:

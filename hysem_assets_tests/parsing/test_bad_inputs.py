@@ -40,3 +40,17 @@ def test_a_missing_file_and_a_missing_artifacts_folder_are_errors_too(tmp_path: 
 def test_unknown_pipelines_are_refused_up_front():
     with pytest.raises(ValueError, match="native, standard"):
         ParseOptions(pipeline="fast")
+
+
+def test_a_reconstruction_failure_falls_back_to_doclings_plain_output(monkeypatch: pytest.MonkeyPatch, realdata: Path):
+    from hysem_assets.parsing import native
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a page no rule foresaw")
+
+    monkeypatch.setattr(native, "reconstruct", broken)
+    pdf = realdata / "pdf_docling_groundtruth" / "pdf" / "multi_page.pdf"
+    if not pdf.is_file():
+        pytest.skip(f"{pdf} is not there")
+    result = parse_pdf(pdf)
+    assert result.ok and "The Evolution of the Word Processor" in result.markdown

@@ -18,6 +18,7 @@ def test_pinning_hides_every_other_gpu(monkeypatch: pytest.MonkeyPatch):
 
 def test_workers_take_the_devices_in_turn(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(pool, "_pinned", "cpu")
+    monkeypatch.setattr(pool, "_local", "cpu")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     counter = pool.multiprocessing.get_context("spawn").Value("i", 0)
     seen = []
@@ -31,7 +32,7 @@ def test_each_worker_process_sees_only_its_device(tmp_path):
     paths = [tmp_path / f"doc{k}.pdf" for k in range(4)]
     results = parse_many(paths, ParseOptions(), devices=["cuda:0", "cuda:1"], workers=1, parse=report_pinning)
     assert [r.path for r in results] == [str(p) for p in paths]
-    assert {(r.device, r.markdown) for r in results} <= {("cuda:0", "0|cuda"), ("cuda:1", "1|cuda")}
+    assert {(r.device, r.markdown) for r in results} <= {("cuda:0", "0|cuda|False"), ("cuda:1", "1|cuda|False")}
 
 
 def test_failures_and_a_crashed_worker_stay_with_their_documents(tmp_path):

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from hysem_assets.parsing import ParsedDocument, ParseOptions, parse_pdf
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.result import ParsedDocument
 
 
 def crash_on_marked(path: Path, options: ParseOptions) -> ParsedDocument:
     """Parses normally, except that a file named ``crash*`` kills the worker outright."""
+    from hysem_assets.parsing.parse import parse_pdf  # in the worker, after it is pinned
+
     if path.name.startswith("crash"):
         os._exit(70)
     return parse_pdf(path, options)
 
 
 def report_pinning(path: Path, options: ParseOptions) -> ParsedDocument:
-    """Reports what the worker sees: its visible GPUs and the device it was told to use."""
-    return ParsedDocument(path=str(path), markdown=f"{os.environ.get('CUDA_VISIBLE_DEVICES')}|{options.device}")
+    """Reports what the worker sees: its visible GPUs, the device it was told to use, and
+    whether Docling had been imported before it was pinned (it must not have been)."""
+    early = "docling" in sys.modules
+    return ParsedDocument(path=str(path), markdown=f"{os.environ.get('CUDA_VISIBLE_DEVICES')}|{options.device}|{early}")

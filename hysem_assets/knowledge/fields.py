@@ -1,0 +1,67 @@
+"""Extracted fields in canonical form, ready for :func:`build_partition_graph`.
+
+``extracted_fields`` keeps each work's raw values (list fields as JSON text), and
+``canonical_terms`` maps every distinct (field, raw term) to a canonical term or to none.
+Graph entities are the canonical terms only: a raw term the mapping leaves unmatched does
+not become a node (it shows up in canonical_terms' unmatched table instead). A field that
+becomes an Article property (a study design, in free text) takes the first canonical term
+its text mentions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from hysem_assets.knowledge.build import is_missing, terms
+from hysem_assets.knowledge.mentions import TermMatcher, Vocabulary, merge_vocabularies
+from hysem_assets.knowledge.schema import GraphSchema
+
+
+def raw_values(value: Any) -> list[str]:
+    """Terms of a list field stored as JSON text, as a list, or as one plain string."""
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    return terms(value)
+
+
+def mapping_vocabulary(mapping: pd.DataFrame) -> Vocabulary:
+    """field -> raw term -> canonical term, from the canonical_terms table."""
+    matched = mapping[mapping["canonical"].notna()]
+    vocabulary: Vocabulary = {}
+    for field, raw, canonical in zip(matched["field"], matched["raw_term"], matched["canonical"], strict=True):
+        vocabulary.setdefault(field, {})[str(raw).strip()] = str(canonical)
+    return vocabulary
+
+
+def canonical_fields(
+    schema: GraphSchema,
+    extracted: pd.DataFrame,
+    mapping: pd.DataFrame,
+    dictionaries: Mapping[str, Mapping[str, str]] | None = None,
+) -> pd.DataFrame:
+    """``cluster_id`` and one column per schema field: canonical terms (entity fields) or
+    one canonical term or None (property fields). ``dictionaries``: field -> spelling ->
+    canonical, used for property fields, which canonical_terms does not map."""
+    by_raw = mapping_vocabulary(mapping)
+    spellings = merge_vocabularies(dictionaries or {}, by_raw)
+    property_matchers = {
+        field: TermMatcher(spellings.get(field, {})) for field, spec in schema.fields.items() if spec.property
+    }
+    rows = []
+    for record in extracted.to_dict("records"):
+        row: dict[str, Any] = {"cluster_id": record["cluster_id"]}
+        for field in schema.entity_fields():
+            lookup = by_raw.get(field, {})
+            row[field] = list(dict.fromkeys(lookup[t] for t in raw_values(record.get(field)) if t in lookup))
+        for field, matcher in property_matchers.items():
+            text = record.get(field)
+            row[field] = next(iter(matcher.find(None if is_missing(text) else str(text))), None)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["cluster_id", *schema.entity_fields(), *property_matchers])

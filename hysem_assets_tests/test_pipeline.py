@@ -1,0 +1,62 @@
+"""The whole graph on the sample, as `hysem demo` runs it: each stage's contract on real output."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+from dagster import DagsterInstance, materialize
+
+from hysem_assets.definitions import defs
+from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.settings import hysem_home
+from hysem_assets.storage import asset_file
+from hysem_assets_tests.acquisition.helpers import SAMPLE
+
+TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
+
+
+def metadata_of(result, key: str) -> dict:
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == key]
+    return {name: value.value for name, value in event.materialization.metadata.items()}
+
+
+def test_whole_graph_on_the_sample():
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(queries_partitions.name, [SAMPLE])
+        result = materialize(list(defs.assets), instance=instance, resources=defs.resources, partition_key=SAMPLE)
+    assert result.success
+    corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
+    saved = pd.read_parquet(asset_file("pdfs", SAMPLE)).query("status == 'saved'")
+
+    # parsed_docs: every generated PDF parses; margin line numbers are gone; tables are Markdown tables.
+    parsed = pd.read_parquet(asset_file("parsed_docs", SAMPLE))
+    assert sorted(parsed["cluster_id"]) == sorted(saved["cluster_id"]) and parsed["error"].isna().all()
+    for markdown in parsed["markdown"]:
+        assert re.search(r"^#+ .*Methods", markdown, re.MULTILINE)
+        assert re.search(r"^\|.*\|\s*$\n^\|\s*-+", markdown, re.MULTILINE), "no Markdown table"
+        assert not re.search(r"^\d{1,3}$", markdown, re.MULTILINE), "a bare line number survived"
+    assert (parsed["token_count"] > 0).all() and parsed["tokenizer"].str.len().gt(0).all()
+
+    # extracted_fields: a row for every work, token counts zero with the extractive backend.
+    extracted = pd.read_parquet(asset_file("extracted_fields", SAMPLE))
+    assert sorted(extracted["cluster_id"]) == sorted(corpus["cluster_id"])
+    assert set(extracted.loc[extracted["cluster_id"].isin(parsed["cluster_id"]), "text_source"]) == {"full_text"}
+    usage = metadata_of(result, "extracted_fields")
+    assert usage["prompt_tokens"] == 0 and usage["completion_tokens"] == 0
+    methods = extracted["ml_methods_used"].map(json.loads).explode().dropna()
+    assert {"random forest", "long short-term memory network"} <= set(methods)
+
+    # topics: the chosen model's coherence is reported with the grid; every work has a mixture.
+    topics = metadata_of(result, "topics")
+    assert topics["n_topics"] >= 2 and 0 < topics["coherence_c_v"] <= 1
+    assert "coherence" in topics["grid"] and topics["intertopic_map"].startswith("![")
+    assert (hysem_home() / "topics" / SAMPLE / "topics.html").is_file()
+
+    # canonical_terms: every extracted list term is mapped or listed as unmatched.
+    mapping = pd.read_parquet(asset_file("canonical_terms", SAMPLE))
+    mapped = set(zip(mapping["field"], mapping["raw_term"]))
+    assert ("ml_methods_used", "random forest") in mapped
+    assert mapping.loc[mapping["method"] != "unmatched", "canonical"].notna().all()
