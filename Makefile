@@ -4,7 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export HYSEM_HOME ?= $(CURDIR)/.hysem
 
-.PHONY: install demo test ui validate bench clean
+NEO4J_PORT ?= 17687
+NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
+
+.PHONY: install demo test ui validate bench clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +32,15 @@ validate: install
 bench: install
 	$(PY) -m pip install --quiet -e '.[test,sample,bench]'
 	for script in benchmarks/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+neo4j-build:  ## build the Neo4j 5 launcher used by the graph tests (Maven, Java 17)
+	bash tools/neo4j-launcher/neo4j.sh build
+
+neo4j-start:  ## Neo4j 5 on 127.0.0.1:$(NEO4J_PORT); prints its bolt URI once ready
+	bash tools/neo4j-launcher/neo4j.sh start $(NEO4J_PORT) $(NEO4J_DIR)
+
+neo4j-stop:
+	bash tools/neo4j-launcher/neo4j.sh stop $(NEO4J_DIR)
 
 clean:
 	rm -rf $(HYSEM_HOME)

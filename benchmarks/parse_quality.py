@@ -35,7 +35,9 @@ from tabulate import tabulate
 from hysem_assets.parsing.native import native_converter
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "pdf_docling_groundtruth"
-MARKUP = re.compile(r"<!--.*?-->|^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$|\$\$|```|\\(?=[_*#\[\]])", re.MULTILINE)
+#: HTML comments, table separator rows, formula and code fences, Markdown escapes.
+MARKUP = re.compile(r"<!--.*?-->|^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$|\$\$|```|\\(?=[_*#\[\]])",
+                    re.MULTILINE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 SHINGLE = 3
 
@@ -120,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args(argv)
-    pdfs = sorted(p for p in (args.data / "pdf").glob("*.pdf") if (args.data / "groundtruth" / f"{p.stem}.md").is_file())
+    truth_of = {pdf: args.data / "groundtruth" / f"{pdf.stem}.md" for pdf in (args.data / "pdf").glob("*.pdf")}
+    pdfs = sorted(pdf for pdf, truth in truth_of.items() if truth.is_file())
     if not pdfs:
         print(f"no PDFs with ground truth under {args.data}", file=sys.stderr)
         return 1
@@ -128,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, scores = [], {"plain": [], "hysem": []}
     seconds = {"plain": 0.0, "hysem": 0.0}
     for pdf in pdfs:
-        truth = (args.data / "groundtruth" / f"{pdf.stem}.md").read_text(encoding="utf-8")
+        truth = truth_of[pdf].read_text(encoding="utf-8")
         row = [pdf.stem]
         for name, converter in (("plain", plain), ("hysem", hysem)):
             started = time.perf_counter()

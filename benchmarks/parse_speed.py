@@ -23,7 +23,10 @@ from hysem_assets.parsing.native import native_converter
 from hysem_assets.parsing.preflight import open_problem
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = (ROOT.parent / "shared" / "realdata" / "pdf_docling_groundtruth" / "pdf", ROOT / "hysem_assets" / "sample" / "files")
+FOLDERS = (
+    ROOT.parent / "shared" / "realdata" / "pdf_docling_groundtruth" / "pdf",
+    ROOT / "hysem_assets" / "sample" / "files",
+)
 
 
 def corpus() -> list[tuple[Path, int]]:

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.knowledge.build import is_missing, terms
-from hysem_assets.knowledge.mentions import TermMatcher, Vocabulary, merge_vocabularies
+from hysem_assets.knowledge.mentions import TermMatcher, Vocabulary, find_mentions, merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
 
 
@@ -65,3 +65,14 @@ def canonical_fields(
             row[field] = next(iter(matcher.find(None if is_missing(text) else str(text))), None)
         rows.append(row)
     return pd.DataFrame(rows, columns=["cluster_id", *schema.entity_fields(), *property_matchers])
+
+
+def chunk_mentions(
+    schema: GraphSchema,
+    chunks: pd.DataFrame,
+    mapping: pd.DataFrame,
+    dictionaries: Mapping[str, Mapping[str, str]] | None = None,
+) -> pd.Series:
+    """The ``mentions`` column of ``chunks``: per entity field, the canonical terms in the text."""
+    vocabulary = merge_vocabularies(dictionaries or {}, mapping_vocabulary(mapping))
+    return find_mentions(chunks["text"], {field: vocabulary.get(field, {}) for field in schema.entity_fields()})

@@ -32,13 +32,15 @@ class ParsingSettings(BaseModel):
     table_structure: bool = True
     formula_enrichment: bool = True
     ocr: bool = False
+    #: Standard pipeline: hysem's line-number, formula and sparse-table corrections.
+    layout_heuristics: bool = True
     document_timeout_s: float | None = 600.0
 
     def options(self) -> ParseOptions:
         return ParseOptions(
             pipeline=self.pipeline, artifacts_path=self.artifacts_path, num_threads=self.num_threads,
             table_structure=self.table_structure, formula_enrichment=self.formula_enrichment, ocr=self.ocr,
-            document_timeout_s=self.document_timeout_s,
+            layout_heuristics=self.layout_heuristics, document_timeout_s=self.document_timeout_s,
         )
 
 

@@ -25,7 +25,8 @@ from hysem_assets.parsing.words import Word, char_share, dominant_font
 
 Row = list[Segment]
 
-CAPTION = re.compile(r"^(table|tab\.|fig\.|figure|listing|scheme|chart|plate|algorithm)\s*[\dIVXLC]+[a-z]?\b", re.IGNORECASE)
+CAPTION = re.compile(r"^(table|tab\.|fig\.|figure|listing|scheme|chart|plate|algorithm)\s*[\dIVXLC]+[a-z]?\b",
+                     re.IGNORECASE)
 HEADING_NUMBER = re.compile(r"^(\d{1,2}(\.\d{1,2})*\.?|\(?\d{1,2}\)|[A-Z]\.|[IVXL]{1,4}\.)\s+(?=\S)")
 SECTION_NAME = re.compile(
     r"^(abstract|introduction|background|related work|methods?|materials and methods|methodology|results"
@@ -177,6 +178,7 @@ class _Region:
         height = max(above.height, below.height)
         gap = below.top - above.bottom
         first = row[0].words[0].text
+        marker = len(row[0].words) > 1 and any(p.match(first) for p in (BULLET, LIST_MARKER, REFERENCE))
         if block.label == DocItemLabel.CODE:
             return gap <= self.line_gap + 0.5 * height and _monospace(row)
         if (gap > self.line_gap + 0.5 * height
@@ -184,7 +186,7 @@ class _Region:
                 or abs(above.height - below.height) > 0.2 * height
                 or _style(row) != _style(block.rows[-1])
                 or _monospace(row)
-                or (BULLET.match(first) or LIST_MARKER.match(first) or REFERENCE.match(first)) and len(row[0].words) > 1):
+                or marker):
             return False
         before = " ".join(s.text for s in block.rows[-1]).rstrip()
         if LEADER_END.search(before):  # a table-of-contents entry: "Notices . . . . vii"

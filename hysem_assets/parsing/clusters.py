@@ -56,12 +56,13 @@ class FormulaMerge:
     max_gap: float = 1.0  # vertical gap between the parts, in median text-cell heights
 
 
-def merge_formula_clusters(clusters: Sequence[Cluster], page: Size, rule: FormulaMerge = FormulaMerge()) -> list[Cluster]:
+def merge_formula_clusters(clusters: Sequence[Cluster], page: Size,
+                           rule: FormulaMerge = FormulaMerge()) -> list[Cluster]:
     """Join vertically adjacent formula clusters into one, unless each has its own equation number.
 
     Clusters keep their order; a merged formula takes the place of its first part.
     """
-    formulas = sorted((c for c in clusters if c.label == DocItemLabel.FORMULA), key=lambda c: c.bbox.to_top_left_origin(page.height).t)
+    formulas = sorted((c for c in clusters if c.label == DocItemLabel.FORMULA), key=lambda c: _box(c, page.height).t)
     numbers = {id(f): equation_number(f, clusters, page) for f in formulas}
     merged_into: dict[int, Cluster] = {}
     groups: list[list[Cluster]] = []
@@ -105,10 +106,14 @@ def _continues(group: list[Cluster], formula: Cluster, clusters: Sequence[Cluste
     )
 
 
+def _reading_key(box: Box) -> tuple[int, float]:
+    return round(box.t), box.l
+
+
 def _merged(group: list[Cluster], page: Size) -> Cluster:
     box = Box.around(_box(c, page.height) for c in group)
     cells = [cell for c in group for cell in c.cells]
-    cells.sort(key=lambda cell: (round(Box.from_rect(cell.rect, page.height).t), Box.from_rect(cell.rect, page.height).l))
+    cells.sort(key=lambda cell: _reading_key(Box.from_rect(cell.rect, page.height)))
     return Cluster(
         id=group[0].id, label=DocItemLabel.FORMULA, bbox=box.to_bbox(), confidence=max(c.confidence for c in group),
         cells=cells, children=[child for c in group for child in c.children],

@@ -29,7 +29,8 @@ def _key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
 
 
-def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size], rule: FurnitureRule = FurnitureRule()) -> list[set[int]]:
+def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size],
+              rule: FurnitureRule = FurnitureRule()) -> list[set[int]]:
     """For each page, the indices of its segments that are running headers, footers or page numbers.
 
     A row in the top or bottom band goes when its text (digits aside) recurs in that band
@@ -60,7 +61,8 @@ def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size], rule: F
                 drop.update(row)
             if band is None:
                 continue
-            if len(seen[band, _key(" ".join(segments[i].text for i in row))]) >= rule.min_pages or len(numbers) == len(row):
+            running = len(seen[band, _key(" ".join(segments[i].text for i in row))]) >= rule.min_pages
+            if running or len(numbers) == len(row):
                 drop.update(row)
             elif numbers and id(row) in outer and (row[0] in numbers or row[-1] in numbers):
                 drop.update(row)

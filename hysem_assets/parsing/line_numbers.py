@@ -43,7 +43,8 @@ def line_number_indices(cells: Sequence[TextCell], page: Size, rule: LineNumberR
     boxes = [cell_box(cell, page.height) for cell in cells]
     candidates = [
         i for i, (cell, box) in enumerate(zip(cells, boxes))
-        if DIGITS.match(cell.text.strip()) and box.r <= rule.band * page.width and box.width <= rule.max_width * page.width
+        if DIGITS.match(cell.text.strip())
+        and box.r <= rule.band * page.width and box.width <= rule.max_width * page.width
     ]
     if len(candidates) < rule.min_count:
         return set()

@@ -22,7 +22,8 @@ from hysem_assets.parsing.words import Word
 #: Gaps wider than this many word heights may end a segment (see ``split_segments``).
 SEGMENT_GAP = 1.0
 #: Markers a list item starts with: never split from the text they introduce.
-LIST_MARKER = re.compile(r"^([•·▪▫◦‣⁃●○■□\-–—*∞\x84➢➤►✓✔☐☑]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivx]{1,4}[.)])$")
+LIST_MARKER = re.compile(
+    r"^([•·▪▫◦‣⁃●○■□\-–—*∞\x84➢➤►✓✔☐☑]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivx]{1,4}[.)])$")
 
 T = TypeVar("T")
 

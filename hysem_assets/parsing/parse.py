@@ -48,25 +48,27 @@ def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> Parse
     path = Path(path)
     started = time.perf_counter()
     row = {"path": str(path), "tokenizer": TOKENIZER_NAME, "parser": options.parser, "device": options.device}
-
-    def failed(error: str, pages: int = 0) -> ParsedDocument:
-        return ParsedDocument(**row, pages=pages, seconds=time.perf_counter() - started, error=error)
-
-    problem, pages = open_problem(path)
-    if problem:
-        return failed(problem, pages)
+    pages = 0
     try:
+        problem, pages = open_problem(path)
+        if problem:
+            raise _Unparseable(problem)
         result = converter(options).convert(path, raises_on_error=False)
+        if result.status == ConversionStatus.FAILURE:
+            details = "; ".join(dict.fromkeys(e.error_message for e in result.errors)) or "no details"
+            raise _Unparseable(f"Docling could not convert the document: {details}")
+        doc = result.document
+        if not _has_text(doc):
+            raise _Unparseable(_no_text_message(options))
+        text = markdown(doc)
+        return ParsedDocument(
+            **row, markdown=text, tables_json=tables_json(doc), equations_json=equations_json(doc),
+            token_count=count_tokens(text), pages=pages, seconds=time.perf_counter() - started,
+        )
     except Exception as error:  # Docling and its backends raise many kinds; the row must survive all
-        return failed(f"{type(error).__name__}: {error}", pages)
-    if result.status == ConversionStatus.FAILURE:
-        details = "; ".join(dict.fromkeys(e.error_message for e in result.errors)) or "no details"
-        return failed(f"Docling could not convert the document: {details}", pages)
-    doc = result.document
-    if not _has_text(doc):
-        return failed(_no_text_message(options), pages)
-    text = markdown(doc)
-    return ParsedDocument(
-        **row, markdown=text, tables_json=tables_json(doc), equations_json=equations_json(doc),
-        token_count=count_tokens(text), pages=pages, seconds=time.perf_counter() - started,
-    )
+        message = str(error) if isinstance(error, _Unparseable) else f"{type(error).__name__}: {error}"
+        return ParsedDocument(**row, pages=pages, seconds=time.perf_counter() - started, error=message)
+
+
+class _Unparseable(Exception):
+    """A document that cannot be parsed, with the reason its row should show."""

@@ -3,7 +3,8 @@
 Workers are spawned (never forked: Docling and torch start threads) and pinned once, in
 the pool's initializer, to the next device of the list in turn, so N devices get N or
 more workers and models load once per worker. The initializer runs before the worker
-imports Docling (this module does not), so CUDA only ever sees the worker's own GPU. A worker that dies (killed for memory, a
+imports Docling (this module does not), so CUDA only ever sees the worker's own GPU and
+Hugging Face's offline switches are in place before it loads. A worker that dies (killed for memory, a
 crash in a native library) costs only the document it held: when several documents were
 in flight, each is retried alone in a fresh pool, and the one that kills its worker again
 is recorded with that error.
@@ -21,6 +22,7 @@ from dataclasses import replace
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
+from hysem_assets.parsing.offline import go_offline
 from hysem_assets.parsing.options import ParseOptions
 from hysem_assets.parsing.result import ParsedDocument
 
@@ -52,6 +54,7 @@ def _init_worker(counter: Synchronized, devices: tuple[str, ...], threads: int) 
         counter.value += 1
     _pinned = devices[index % len(devices)] if devices else "cpu"
     os.environ["OMP_NUM_THREADS"] = str(threads)
+    go_offline()
     _local = pin_device(_pinned)
 
 

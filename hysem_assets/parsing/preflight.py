@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from pypdf import PdfReader
-from pypdf import PasswordType
+from pypdf import PasswordType, PdfReader
+
+from hysem_assets.fulltext.pdfcheck import structural_problem
 
 ENCRYPTED = "encrypted PDF: it needs a password to open, and none is configured"
 NO_PAGES = "the PDF has no pages"
@@ -30,5 +31,5 @@ def open_problem(path: Path) -> tuple[str | None, int]:
             return ENCRYPTED, 0
         pages = len(reader.pages)
     except Exception as error:  # pypdf meets damaged files with errors of many kinds
-        return f"corrupt or not a PDF: {type(error).__name__}: {error}", 0
+        return f"corrupt or not a PDF: {structural_problem(path) or f'{type(error).__name__}: {error}'}", 0
     return (None if pages else NO_PAGES), pages

@@ -1,8 +1,7 @@
 """Docling's standard pipeline (layout, TableFormer, formulas), offline, with hysem's corrections.
 
 The models come from ``artifacts_path`` only: the folder ``docling-tools models download
--o DIR`` fills. Hugging Face's offline switches are set before anything loads, so a missing
-model is an error that names the folder instead of a silent download.
+-o DIR`` fills. A missing model is an error that names the folder, never a download.
 
 ``HysemStandardPipeline`` adds the layout corrections by wrapping two of the pipeline's
 stage models after Docling builds them: the page preprocessing stage drops left-margin line
@@ -12,7 +11,6 @@ post-processing stage joins multi-line formulas and reads page-sized sparse tabl
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Type
@@ -28,8 +26,7 @@ from docling.pipeline.standard_pdf_pipeline import StandardPdfPipeline
 
 from hysem_assets.parsing.clusters import merge_formula_clusters, relabel_sparse_tables
 from hysem_assets.parsing.line_numbers import strip_line_numbers
-
-DOWNLOAD_HINT = "download the models once with `docling-tools models download -o DIR` and set artifacts_path to DIR"
+from hysem_assets.parsing.offline import DOWNLOAD_HINT, go_offline
 
 
 class LineNumberFilter(BasePageModel):
@@ -72,12 +69,6 @@ class HysemStandardPipeline(StandardPdfPipeline):
         super().__init__(pipeline_options)
         self.preprocessing_model = LineNumberFilter(self.preprocessing_model)
         self.layout_postprocessing_model = ClusterCorrections(self.layout_postprocessing_model)
-
-
-def go_offline() -> None:
-    """Forbid Hugging Face downloads in this process: models come from artifacts_path or not at all."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 
 def standard_converter(artifacts_path: Path | None, device: str = "cpu", num_threads: int = 1,

@@ -78,7 +78,8 @@ def table_data(cells: Sequence[Cell]) -> TableData:
     return TableData(
         num_rows=len(rows), num_cols=len(columns),
         table_cells=[
-            TableCell(text=" ".join(text for *_, text in sorted(parts)), start_row_offset_idx=r, end_row_offset_idx=r + 1,
+            TableCell(text=" ".join(text for *_, text in sorted(parts)),
+                      start_row_offset_idx=r, end_row_offset_idx=r + 1,
                       start_col_offset_idx=c, end_col_offset_idx=c + 1, column_header=r == 0)
             for (r, c), parts in sorted(grid.items())
         ],

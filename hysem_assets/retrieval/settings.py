@@ -1,15 +1,14 @@
-"""Chunking and embedding choices of a profile (``retrieval:``)."""
+"""``assets.vector_index`` in a profile: the vector store plus chunking and embedding choices."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.stores.settings import VectorSettings
 
 
-class RetrievalSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class VectorIndexSettings(VectorSettings):
     #: sentence-transformers model name or folder; None: the bundled all-MiniLM-L6-v2
     model: str | None = None
     device: str = "cpu"
@@ -19,7 +18,7 @@ class RetrievalSettings(BaseModel):
     overlap: int = Field(40, ge=0)
 
     @model_validator(mode="after")
-    def _overlap_fits(self) -> RetrievalSettings:
+    def _overlap_fits(self) -> VectorIndexSettings:
         if self.overlap >= self.max_tokens:
             raise ValueError("overlap must be smaller than max_tokens")
         return self

@@ -41,7 +41,6 @@ ARTICLES: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
-
 def schema() -> GraphSchema:
     return load_schema(SCHEMA_PATH)
 

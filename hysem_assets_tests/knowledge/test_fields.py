@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from hysem_assets.knowledge.fields import canonical_fields, raw_values
+from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions, raw_values
 from hysem_assets.terms.dictionaries import load_dictionaries
 from hysem_assets_tests.knowledge.partition import schema
 
@@ -45,3 +45,13 @@ def test_fields_become_canonical_and_study_designs_are_read_from_text() -> None:
     assert first["pollutant_terms"] == ["ozone"] and first["health_outcome"] == []
     assert first["study_type"] == "case-crossover"
     assert second["ml_methods_used"] == [] and second["study_type"] is None
+
+
+def test_chunk_mentions_use_dictionaries_and_the_mapping() -> None:
+    chunks = pd.DataFrame({"text": ["An RF model of O3 and ground-level ozone.", "Nothing here."]})
+    spellings = {field: dict(d.spellings) for field, d in load_dictionaries().items()}
+    mentions = chunk_mentions(schema(), chunks, MAPPING, spellings)
+    assert mentions[0]["ml_methods_used"] == ["random forest"]
+    assert mentions[0]["pollutant_terms"] == ["ozone"]
+    assert set(mentions[0]) == set(schema().entity_fields())
+    assert all(found == [] for found in mentions[1].values())

@@ -24,7 +24,8 @@ def cell(text: str, l: float, t: float, r: float, b: float) -> TextCell:  # noqa
     return TextCell(rect=BoundingRectangle.from_bounding_box(bbox), text=text, orig=text, from_ocr=False)
 
 
-def cluster(label: DocItemLabel, l: float, t: float, r: float, b: float, *texts: str, cluster_id: int = 0) -> Cluster:  # noqa: E741
+def cluster(label: DocItemLabel, l: float, t: float, r: float, b: float,  # noqa: E741
+            *texts: str, cluster_id: int = 0) -> Cluster:
     """A cluster whose texts are stacked lines filling its box."""
     step = (b - t) / max(len(texts), 1)
     cells = [cell(text, l, t + k * step, r, t + (k + 1) * step) for k, text in enumerate(texts)]

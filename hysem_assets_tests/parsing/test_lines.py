@@ -16,7 +16,8 @@ def test_a_row_across_two_columns_splits_at_the_gutter():
 
 
 def test_table_cells_with_similar_gaps_split():
-    row = [*words("Men", 50, 100), *words("15,123", 120, 100), *words("1.019", 190, 100), *words("0.988-1.049", 260, 100)]
+    row = [word for text, left in (("Men", 50), ("15,123", 120), ("1.019", 190), ("0.988-1.049", 260))
+           for word in words(text, left, 100)]
     assert len(split_segments(row)) == 4
 
 

@@ -52,6 +52,7 @@ def test_the_hysem_stages_wrap_doclings(layout_only: ParseOptions):
 def test_standard_pipeline_errors_are_rows_too(layout_only: ParseOptions, tmp_path: Path):
     assert parse_pdf(image_only_pdf(tmp_path / "scan.pdf"), layout_only).error == NO_TEXT_NO_OCR
     assert parse_pdf(encrypted_pdf(tmp_path / "locked.pdf"), layout_only).error.startswith("encrypted PDF")
-    missing = ParseOptions(pipeline="standard", artifacts_path=tmp_path, table_structure=False, formula_enrichment=False)
+    missing = ParseOptions(pipeline="standard", artifacts_path=tmp_path, table_structure=False,
+                           formula_enrichment=False)
     error = parse_pdf(image_only_pdf(tmp_path / "other.pdf"), missing).error
     assert "docling-layout-heron" in error and "not found in artifacts_path" in error

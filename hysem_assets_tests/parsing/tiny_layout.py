@@ -20,8 +20,10 @@ def build_tiny_layout_model(artifacts: Path) -> Path:
     import torch
     from transformers import RTDetrImageProcessor, RTDetrResNetConfig, RTDetrV2Config, RTDetrV2ForObjectDetection
 
-    backbone = RTDetrResNetConfig(embedding_size=8, hidden_sizes=[8, 16, 16, 32], depths=[1, 1, 1, 1], layer_type="basic",
-                                  out_features=["stage2", "stage3", "stage4"], out_indices=[2, 3, 4])
+    backbone = RTDetrResNetConfig(
+        embedding_size=8, hidden_sizes=[8, 16, 16, 32], depths=[1, 1, 1, 1], layer_type="basic",
+        out_features=["stage2", "stage3", "stage4"], out_indices=[2, 3, 4],
+    )
     config = RTDetrV2Config(
         backbone_config=backbone, use_pretrained_backbone=False, d_model=16, encoder_hidden_dim=16,
         encoder_in_channels=[16, 16, 32], encoder_ffn_dim=32, encoder_layers=1, encoder_attention_heads=2,

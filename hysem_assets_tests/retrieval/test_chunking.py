@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
 from hysem_assets.retrieval.chunking import chunk_documents, chunk_markdown, markdown_sections, word_spans
 from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.retrieval.settings import VectorIndexSettings
 
 PAPER = (
     """Preface words before any heading.
@@ -85,3 +87,9 @@ def test_chunk_documents_gives_stable_ids_and_hashes() -> None:
     assert set(first["cluster_id"]) == {"c-1", "c-2"}
     assert first.loc[first["cluster_id"] == "c-2", "chunk_id"].tolist() == ["c-2:0"]
     assert first["content_hash"].nunique() == len(first)
+
+
+def test_profile_settings_refuse_an_overlap_as_large_as_the_chunk() -> None:
+    assert VectorIndexSettings().max_tokens == 200 and VectorIndexSettings().collection == "chunks"
+    with pytest.raises(ValidationError, match="overlap"):
+        VectorIndexSettings(max_tokens=50, overlap=50)
