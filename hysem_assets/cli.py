@@ -212,6 +212,30 @@ def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | 
         sys.stdout.write(document.markdown)
 
 
+@main.command("eval-retrieval")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--method", type=click.Choice(["bm25", "dense", "hybrid", "all"]), default="all", show_default=True)
+@click.option("--split", default="test", show_default=True, help="qrels/<split>.tsv to score against.")
+def eval_retrieval(folder: Path, method: str, split: str) -> None:
+    """nDCG@10 and Recall@100 on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/).
+
+    Uses the chunking, indexes and search of the vector_index asset and the QA stage;
+    hybrid is Reciprocal Rank Fusion (k = 60) of the dense and keyword lists.
+    """
+    from hysem_assets.retrieval.beir import evaluate_beir
+    from hysem_assets.retrieval.settings import VectorIndexSettings
+    from hysem_assets.settings import load_profile
+
+    settings = load_profile().asset_settings("vector_index", VectorIndexSettings)
+    try:
+        results = evaluate_beir(folder, method, embedder=settings.embedder(), split=split)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(f"{folder}: {exc}") from exc
+    click.echo(f"{'method':<8} {'nDCG@10':>8} {'Recall@100':>11} {'queries':>8}")
+    for metrics in results.values():
+        click.echo(f"{metrics.method:<8} {metrics.ndcg_at_10:>8.4f} {metrics.recall_at_100:>11.4f} {metrics.queries:>8}")
+
+
 @main.command()
 @click.option("--port", default=3000, show_default=True, help="Port on 127.0.0.1.")
 def ui(port: int) -> None:

@@ -105,3 +105,12 @@ def test_parse_command_writes_markdown_and_reports_bad_files(tmp_path: Path):
     assert markdown.startswith("# Nitrogen dioxide, ozone and hospital admissions") and "## 2 Methods" in markdown
     truncated = CliRunner().invoke(main, ["parse", str(files / "10.5555_ehr.2023.0001.pdf")])
     assert truncated.exit_code == 1 and "corrupt or not a PDF" in truncated.output
+
+
+def test_eval_retrieval_prints_the_three_methods_side_by_side():
+    folder = Path(__file__).parent / "retrieval" / "beir_sample"
+    result = CliRunner().invoke(main, ["eval-retrieval", str(folder), "--method", "all"])
+    assert result.exit_code == 0, result.output
+    scores = {line.split()[0]: float(line.split()[1]) for line in result.output.splitlines() if line.split()[0] in {"bm25", "dense", "hybrid"}}
+    assert set(scores) == {"bm25", "dense", "hybrid"}
+    assert scores["hybrid"] >= max(scores["bm25"], scores["dense"])
