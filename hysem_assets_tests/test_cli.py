@@ -111,6 +111,7 @@ def test_eval_retrieval_prints_the_three_methods_side_by_side():
     folder = Path(__file__).parent / "retrieval" / "beir_sample"
     result = CliRunner().invoke(main, ["eval-retrieval", str(folder), "--method", "all"])
     assert result.exit_code == 0, result.output
-    scores = {line.split()[0]: float(line.split()[1]) for line in result.output.splitlines() if line.split()[0] in {"bm25", "dense", "hybrid"}}
+    rows = [line.split() for line in result.output.splitlines()]
+    scores = {row[0]: float(row[1]) for row in rows if row and row[0] in {"bm25", "dense", "hybrid"}}
     assert set(scores) == {"bm25", "dense", "hybrid"}
     assert scores["hybrid"] >= max(scores["bm25"], scores["dense"])
