@@ -15,15 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
-from tokenizers import Tokenizer
+from hysem_assets.minilm import TOKENIZER_NAME, Offsets, count_tokens, wordpiece_offsets
 
-from hysem_assets.extraction.embeddings import packaged_model_path
-
-#: Character (start, end) of every token of a text, in order.
-Offsets = list[tuple[int, int]]
-TOKENIZER_NAME = "all-MiniLM-L6-v2 WordPiece (bert-base-uncased vocabulary)"
+__all__ = ["TOKENIZER_NAME", "Chunk", "chunk_text", "count_tokens", "wordpiece_offsets"]
 
 
 @dataclass(frozen=True)
@@ -35,23 +30,6 @@ class Chunk:
     start: int
     end: int
     tokens: int
-
-
-@lru_cache(maxsize=1)
-def _tokenizer() -> Tokenizer:
-    tokenizer = Tokenizer.from_file(str(packaged_model_path() / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
-
-
-def wordpiece_offsets(text: str) -> Offsets:
-    """Character offsets of the WordPiece tokens of ``text`` (no special tokens)."""
-    return _tokenizer().encode(text, add_special_tokens=False).offsets
-
-
-def count_tokens(text: str) -> int:
-    return len(wordpiece_offsets(text))
 
 
 def _word_start(offsets: Offsets, index: int, floor: int) -> int:

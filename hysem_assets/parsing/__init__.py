@@ -20,8 +20,6 @@ _EXPORTS = {
     "ParseOptions": "options",
     "Pipeline": "options",
     "ParsedDocument": "result",
-    "TOKENIZER_NAME": "tokens",
-    "count_tokens": "tokens",
     "parse_pdf": "parse",
     "parse_many": "pool",
     "pin_device": "pool",

@@ -16,7 +16,7 @@ from hysem_assets.parsing.options import ParseOptions
 from hysem_assets.parsing.preflight import NO_TEXT_NATIVE, NO_TEXT_NO_OCR, NO_TEXT_WITH_OCR, open_problem
 from hysem_assets.parsing.result import ParsedDocument
 from hysem_assets.parsing.standard import standard_converter
-from hysem_assets.parsing.tokens import TOKENIZER_NAME, count_tokens
+from hysem_assets.minilm import TOKENIZER_NAME, count_tokens
 
 
 @lru_cache(maxsize=4)

@@ -17,9 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from hysem_assets.extraction.terms import DictionaryError
+from hysem_assets.extraction.terms import DictionaryError, read_dictionary_file
 from hysem_assets.settings import config_dir
 from hysem_assets.terms.normalize import normalize_term
 
@@ -88,11 +86,5 @@ def load_dictionaries(directory: Path | None = None) -> dict[str, SynonymDiction
     directory = directory or config_dir() / "dictionaries"
     dictionaries = {}
     for path in sorted(directory.glob("*.yaml")):
-        try:
-            mapping = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise DictionaryError(f"Cannot read dictionary {path}: {exc}") from exc
-        if not isinstance(mapping, dict) or not all(isinstance(v, list | None) for v in mapping.values()):
-            raise DictionaryError(f"Dictionary {path} must map each canonical term to a list of synonyms.")
-        dictionaries[path.stem] = build_dictionary(path.stem, mapping)
+        dictionaries[path.stem] = build_dictionary(path.stem, read_dictionary_file(path))
     return dictionaries

