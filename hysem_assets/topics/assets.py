@@ -1,6 +1,7 @@
 """``topics``: LDA topics of the parsed corpus, chosen by c_v coherence, with an intertopic map."""
 
 import base64
+from typing import Any
 
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
@@ -11,15 +12,31 @@ from hysem_assets.partitions import queries_partitions
 from hysem_assets.progress import Progress
 from hysem_assets.settings import hysem_home, load_profile
 from hysem_assets.storage import write_parquet
-from hysem_assets.topics import build_topics, load_topic_settings, write_intertopic_view
+from hysem_assets.llm import build_backend
+from hysem_assets.topics import (
+    TopicLabeller,
+    build_topics,
+    label_from_top_words,
+    load_topic_settings,
+    write_intertopic_view,
+)
+from hysem_assets.topics.labels import llm_labeller
 
 
 class TopicsPlacement(BaseModel):
-    """``assets.topics`` in the profile: how many processes train the grid."""
+    """``assets.topics`` in the profile: processes for the grid, and the model that names topics."""
 
     model_config = ConfigDict(extra="forbid")
 
     workers: int = Field(1, ge=1)
+    #: An LLM backend config (as for extracted_fields); None: label a topic by its top words.
+    llm: dict[str, Any] | None = None
+
+
+def topic_labeller(placement: TopicsPlacement) -> TopicLabeller:
+    if not placement.llm:
+        return label_from_top_words
+    return llm_labeller(build_backend(placement.llm, cache_dir=hysem_home() / "llm_cache" / "topics"))
 
 
 @asset(
@@ -40,7 +57,10 @@ def topics(context: AssetExecutionContext, deduped_corpus: pd.DataFrame, parsed_
     )
     progress = Progress(context.log, "topic models", unit="models")
     try:
-        model = build_topics(documents, load_topic_settings(), workers=placement.workers, progress=progress)
+        model = build_topics(
+            documents, load_topic_settings(), workers=placement.workers, label_topic=topic_labeller(placement),
+            progress=progress,
+        )
     finally:
         progress.close()
     for note in model.notes:

@@ -1,0 +1,97 @@
+"""``assets.answers`` in a profile, and building the QA engine from it.
+
+``generator``, ``auditor`` and ``cypher`` are backend mappings: ``{backend: extractive}``
+and ``{backend: rules}`` are the embedded defaults (options next to ``backend``); any
+other mapping goes to :func:`hysem_assets.llm.build_backend` (vllm, openai, ...).
+``cypher: null`` writes symbolic queries from templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.llm import build_backend
+from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.stores.graph import GraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
+from hysem_assets.qa.answer import QAEngine
+from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
+from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
+from hysem_assets.qa.sources import chunk_rows, library_records
+from hysem_assets.qa.terms import entity_matchers
+
+
+class QASettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: context chunks per question, and how deep each ranking goes before fusion
+    k: int = Field(8, ge=1)
+    depth: int = Field(50, ge=1)
+    #: co-occurrence window (in chunks) for questions naming two or more terms, and its widest
+    hops: int = Field(1, ge=0)
+    max_hops: int = Field(3, ge=0)
+    min_dense_score: float = Field(0.3, ge=-1, le=1)
+    max_rounds: int = Field(3, ge=1)
+    generator: dict[str, Any] = Field(default_factory=lambda: {"backend": "extractive"})
+    auditor: dict[str, Any] = Field(default_factory=lambda: {"backend": "rules"})
+    cypher: dict[str, Any] | None = None
+
+    def retrieval(self) -> RetrievalSettings:
+        return RetrievalSettings(self.k, self.depth, self.hops, self.max_hops, self.min_dense_score)
+
+
+def _options(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in config.items() if key != "backend"}
+
+
+def build_generator(config: Mapping[str, Any], embedder: Embedder, cache_dir: Path | None = None) -> Generator:
+    if config.get("backend") == "extractive":
+        return ExtractiveGenerator(embedder, **_options(config))
+    return ModelGenerator(build_backend(config, cache_dir=cache_dir))
+
+
+def build_auditor(config: Mapping[str, Any], embedder: Embedder, cache_dir: Path | None = None) -> Auditor:
+    if config.get("backend") == "rules":
+        return RuleAuditor(embedder, **_options(config))
+    return ModelAuditor(build_backend(config, cache_dir=cache_dir))
+
+
+def build_engine(
+    settings: QASettings,
+    *,
+    query: str,
+    store: QdrantChunkStore,
+    index: KeywordIndex,
+    embedder: Embedder,
+    graph: GraphStore | None,
+    schema: GraphSchema,
+    spellings: Mapping[str, Mapping[str, str]],
+    chunks: pd.DataFrame,
+    library: pd.DataFrame,
+    cache_dir: Path | None = None,
+) -> QAEngine:
+    """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table."""
+    retriever = Retriever(
+        query=query, store=store, index=index, embedder=embedder, graph=graph,
+        matchers=entity_matchers(schema, spellings), chunks=chunk_rows(chunks), library=library_records(library),
+        settings=settings.retrieval(),
+    )
+    writer: CypherWriter | None = (
+        ModelCypherWriter(build_backend(settings.cypher, cache_dir=cache_dir)) if settings.cypher else None
+    )
+    return QAEngine(
+        retriever=retriever,
+        schema=schema,
+        generator=build_generator(settings.generator, embedder, cache_dir),
+        auditor=build_auditor(settings.auditor, embedder, cache_dir),
+        cypher_writer=writer,
+        max_rounds=settings.max_rounds,
+    )
