@@ -45,3 +45,27 @@ def test_profile_selected_by_environment_and_errors_are_clear(monkeypatch: pytes
     bad.write_text("name: bad\nsources:\n  pubmed:\n    requests_per_second: -1\n")
     with pytest.raises(ProfileError, match="(?s)bad.yaml is invalid.*requests_per_second"):
         load_profile(str(bad))
+
+
+@pytest.mark.parametrize("profile", ["local", "gpu"])
+def test_every_asset_section_of_the_bundled_profiles_is_valid(profile: str):
+    from hysem_assets.extraction.assets import ExtractionSettings
+    from hysem_assets.llm import parse_backend_config
+    from hysem_assets.parsing.assets import ParsingSettings
+    from hysem_assets.retrieval.settings import VectorIndexSettings
+    from hysem_assets.stores.settings import GraphSettings
+    from hysem_assets.terms.assets import TermsSettings
+    from hysem_assets.topics.assets import TopicsPlacement
+
+    loaded = load_profile(profile)
+    models = {
+        "parsed_docs": ParsingSettings, "extracted_fields": ExtractionSettings, "topics": TopicsPlacement,
+        "canonical_terms": TermsSettings, "vector_index": VectorIndexSettings, "knowledge_graph": GraphSettings,
+    }
+    assert set(loaded.assets) == set(models)
+    for name, model in models.items():
+        settings = loaded.asset_settings(name, model)
+        for llm in filter(None, [getattr(settings, "llm", None)]):
+            parse_backend_config(llm)
+    if profile == "gpu":
+        assert loaded.asset_settings("parsed_docs", ParsingSettings).devices == ["cuda:0", "cuda:1"]
