@@ -10,7 +10,6 @@ store's read-only transaction is a second guard, not the only one.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -8,19 +8,26 @@ other mapping goes to :func:`hysem_assets.llm.build_backend` (vllm, openai, ...)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.knowledge.fields import mapping_vocabulary
+from hysem_assets.knowledge.mentions import merge_vocabularies
+from hysem_assets.knowledge.schema import GraphSchema, load_schema
 from hysem_assets.llm import build_backend
 from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.retrieval.indexing import keyword_folder
 from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.retrieval.settings import VectorIndexSettings
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.stores.settings import GraphSettings, keyword_root, open_chunk_store, open_graph_store
+from hysem_assets.terms import load_dictionaries
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
@@ -95,3 +102,42 @@ def build_engine(
         cypher_writer=writer,
         max_rounds=settings.max_rounds,
     )
+
+
+def term_spellings(canonical_terms: pd.DataFrame | None = None) -> dict[str, dict[str, str]]:
+    """``field -> spelling -> canonical``: the synonym dictionaries, plus the partition's mapped raw terms."""
+    dictionaries = {field: dict(d.spellings) for field, d in load_dictionaries().items()}
+    mapped = mapping_vocabulary(canonical_terms) if canonical_terms is not None else {}
+    return merge_vocabularies(dictionaries, mapped)
+
+
+@contextmanager
+def open_engine(
+    settings: QASettings,
+    *,
+    query: str,
+    vectors: VectorIndexSettings,
+    graph: GraphSettings | None,
+    chunks: pd.DataFrame,
+    library: pd.DataFrame,
+    canonical_terms: pd.DataFrame | None = None,
+    cache_dir: Path | None = None,
+) -> Iterator[QAEngine]:
+    """The engine over the profile's stores for partition ``query``; stores are closed on exit.
+
+    ``vectors`` is the profile's ``assets.vector_index`` section (store, keyword folder and
+    the embedder the chunks were indexed with), ``graph`` its ``assets.knowledge_graph``
+    section (None: no graph, so no graph retrieval and no symbolic route).
+    """
+    store = open_chunk_store(vectors)
+    graph_store = open_graph_store(graph) if graph is not None else None
+    try:
+        yield build_engine(
+            settings, query=query, store=store, index=KeywordIndex.load(keyword_folder(keyword_root(vectors), query)),
+            embedder=vectors.embedder(), graph=graph_store, schema=load_schema(), spellings=term_spellings(canonical_terms),
+            chunks=chunks, library=library, cache_dir=cache_dir,
+        )
+    finally:
+        store.close()
+        if graph_store is not None:
+            graph_store.close()

@@ -8,7 +8,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 jar="$here/target/neo4j-launcher.jar"
 
-build() { mvn -q -B -f "$here/pom.xml" package; }
+# Maven writes to stderr so that `start` prints nothing but the URI on stdout.
+build() { mvn -q -B -Dstyle.color=never -f "$here/pom.xml" package 1>&2; }
 
 case "${1:-}" in
   build)

@@ -1,0 +1,78 @@
+"""Cypher validation rules, the router, and the preference dataset's file formats."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from hysem_assets.qa import DPO_KEYS, CypherPlan, CypherRejected, export_preferences, load_questions, validate_cypher
+from hysem_assets.qa.symbolic import route, target_label, template_plan
+from hysem_assets_tests.knowledge.partition import schema
+
+SCOPE = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
+
+
+@pytest.mark.parametrize(
+    "cypher, parameters, message",
+    [
+        (f"{SCOPE} SET a.title = $t RETURN a.key AS article", {"t": "x"}, "SET is not allowed"),
+        (f"{SCOPE} CALL db.labels() YIELD label RETURN label", {}, "CALL is not allowed"),
+        ("LOAD CSV FROM $url AS row RETURN row", {"url": "file:///etc/passwd"}, "LOAD is not allowed"),
+        (f"{SCOPE}-[:CITES]->(b:Article) RETURN a.key AS article", {}, "unknown labels or relationship types: CITES"),
+        (f"{SCOPE}-[:USES_ML_METHOD|FUNDS]->(m) RETURN a.key AS article", {}, "FUNDS"),
+        (f"{SCOPE} WHERE a.doi = '10.1/x' RETURN a.key AS article", {}, "string literals are not allowed"),
+        ("MATCH (a:Article) RETURN a.key AS article", {}, "scoped to the partition"),
+        (f"{SCOPE} WHERE a.year > $year RETURN a.key AS article", {}, "parameters without values: year"),
+        (f"{SCOPE} RETURN a.key AS article; MATCH (n) RETURN n", {}, "more than one statement"),
+        (f"{SCOPE} RETURN a.key AS article // DELETE", {}, "comments are not allowed"),
+    ],
+)
+def test_unsafe_or_ungrounded_cypher_is_rejected(cypher, parameters, message):
+    with pytest.raises(CypherRejected, match=message):
+        validate_cypher(CypherPlan(cypher, {"query": "q", **parameters}), schema())
+
+
+def test_template_queries_pass_validation():
+    terms = {"Pollutant": ["ozone"], "HealthOutcome": ["heart failure"], "MLMethod": ["random forest"]}
+    for target in ("MLMethod", "Region", None):
+        validate_cypher(template_plan(schema(), "q", target, terms), schema())
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Which machine-learning methods are used in studies of ozone, and in how many articles?", "symbolic"),
+        ("How many articles report stroke?", "symbolic"),
+        ("List the pollutants in studies of heart failure", "symbolic"),
+        ("How does ozone affect heart failure admissions?", "hybrid"),
+        ("Which mechanisms explain the effect of PM2.5 on blood pressure?", "hybrid"),
+    ],
+)
+def test_router_sends_listing_and_counting_questions_to_the_graph(question, expected):
+    assert route(question) == expected
+
+
+def test_target_kind_comes_from_the_question_wording():
+    assert target_label("Which countries were studied?", schema()) == "Region"
+    assert target_label("How many articles study ozone?", schema()) is None
+
+
+def test_preference_export_is_dpo_ready_jsonl_and_parquet(tmp_path):
+    records = [
+        {"prompt": "Q1", "chosen": "good", "rejected": "bad", "chosen_approved": True, "question": "q1"},
+        {"prompt": "Q2", "chosen": "meh", "rejected": "bad", "chosen_approved": False, "question": "q2"},
+    ]
+    assert export_preferences(records, tmp_path / "prefs.jsonl") == 1
+    lines = [json.loads(line) for line in (tmp_path / "prefs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert lines == [{"prompt": "Q1", "chosen": "good", "rejected": "bad"}]
+    assert export_preferences(records, tmp_path / "prefs.parquet", format="parquet", approved_only=False) == 2
+    assert tuple(pd.read_parquet(tmp_path / "prefs.parquet").columns) == DPO_KEYS
+    with pytest.raises(ValueError, match="jsonl or parquet"):
+        export_preferences(records, tmp_path / "prefs.csv", format="csv")
+
+
+def test_configured_questions_load_for_the_sample_query():
+    questions = load_questions()
+    assert any("how many articles" in q for q in questions["air-pollution-cardio-ml"])

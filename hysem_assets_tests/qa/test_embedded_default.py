@@ -1,0 +1,92 @@
+"""The embedded default (extractive generator, rule-based auditor, template Cypher) on a tiny partition."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pandas as pd
+import pytest
+
+from hysem_assets.qa import NO_EVIDENCE, QAInputError, answer_question, answer_questions
+from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
+from hysem_assets.qa.loop import revise_until_approved
+from hysem_assets.qa.preferences import preference_records
+from hysem_assets.qa.retrieval import cooccurring_chunks
+from hysem_assets.qa.sources import ContextChunk, SourceMetadata
+from hysem_assets_tests.qa.corpus import EVIL_DOI
+
+COUNTING = "Which machine-learning methods are used in studies of ozone, and in how many articles?"
+
+
+def ask(engine, question: str) -> dict:
+    return asyncio.run(answer_question(question, engine)).answer
+
+
+def test_counting_question_is_answered_exactly_from_the_graph(partition, embedder):
+    answer = ask(partition.engine(embedder), COUNTING)
+    claims = [c["text"] for c in json.loads(answer["json"])["claims"]]
+    assert answer["route"] == "symbolic" and not answer["unverified"]
+    assert claims[0].startswith("5 articles")
+    assert "random forest: 3 articles." in claims and "XGBoost: 1 article." in claims
+    assert answer["unresolved_citations"] == 0
+
+
+def test_symbolic_route_falls_back_to_hybrid_when_the_graph_has_nothing(partition, embedder):
+    answer = ask(partition.engine(embedder), "How many articles use random forest in studies of nitrogen dioxide?")
+    details = json.loads(answer["json"])
+    assert answer["route"] == "symbolic->hybrid"
+    assert details["symbolic"]["fallback"] == "the symbolic query found nothing"
+    assert details["terms"] == {"MLMethod": ["random forest"], "Pollutant": ["NO2"]}
+
+
+@pytest.mark.parametrize("question", ["", "   \n"])
+def test_empty_question_is_refused_with_a_clear_error(partition, embedder, question):
+    with pytest.raises(QAInputError, match="question is empty"):
+        ask(partition.engine(embedder), question)
+
+
+def test_question_without_matching_chunks_gets_no_evidence_not_an_invention(partition, embedder):
+    answer = ask(partition.engine(embedder), "What is the boiling point of tungsten?")
+    assert NO_EVIDENCE in answer["markdown"]
+    assert (answer["evidence_found"], answer["claims"], answer["citations"]) == (False, 0, 0)
+
+
+def test_prompt_injection_in_a_chunk_cannot_redirect_citations(partition, embedder):
+    answers, _ = answer_questions(["Which effects of ozone did the long short-term memory network capture?"],
+                                  partition.engine(embedder))
+    details = json.loads(answers[0]["json"])
+    assert "c-3:1" in details["context"]  # the injected chunk was retrieved
+    cited = [c for claim in details["claims"] for c in claim["citations"]]
+    assert cited and all(c["DOI"] != EVIL_DOI for c in cited)
+    library = partition.library.set_index("cluster_id")
+    for citation in cited:
+        assert citation["InTextCitation"] == library.loc[citation["PDF_DocIndex"], "in_text_citation"]
+    assert EVIL_DOI not in answers[0]["markdown"].split("References:")[1]
+
+
+def test_extractive_draft_with_an_off_topic_sentence_is_rejected_then_revised(embedder):
+    source = SourceMetadata("c-9", 0, "10.1/x", "ZK9", "(Roe, 2020)", "Roe R. Ozone. 2020.")
+    text = ("Random forest models predicted heart failure admissions from daily ozone levels. "
+            "The survey team was funded by a regional grant for field equipment and travel.")
+    context = [ContextChunk("c-9:0", "Results", text, source, 1.0, ("dense",))]
+    question = "Which models predicted heart failure admissions from ozone?"
+    generator = ExtractiveGenerator(embedder, claims=2, min_similarity=-1.0)
+    loop = asyncio.run(revise_until_approved(question, context, generator, RuleAuditor(embedder), max_rounds=3))
+    assert [len(r.draft.claims) for r in loop.rounds] == [2, 1] and loop.approved
+    assert not loop.rounds[0].verdict.findings[1].logical
+    records = preference_records(query="q", question=question, context=context, loop=loop,
+                                 generator_model=generator.model, auditor_model="rules")
+    assert len(records) == 1 and "funded" in records[0]["rejected"] and "funded" not in records[0]["chosen"]
+
+
+def test_cooccurrence_window_narrows_to_k_and_widens_when_empty():
+    mentions = pd.DataFrame(
+        [("a:0", "a", 0, "ozone"), ("a:0", "a", 0, "random forest"), ("a:1", "a", 1, "ozone"),
+         ("a:2", "a", 2, "random forest"), ("b:0", "b", 0, "ozone"), ("b:3", "b", 3, "random forest")],
+        columns=["chunk_id", "cluster_id", "chunk_index", "term"],
+    )  # fmt: skip
+    terms = ["ozone", "random forest"]
+    assert cooccurring_chunks(mentions, terms, k=1, hops=1, max_hops=3) == (["a:0"], 0)
+    assert cooccurring_chunks(mentions, terms, k=10, hops=1, max_hops=3) == (["a:0", "a:1", "a:2"], 1)
+    assert cooccurring_chunks(mentions[mentions.cluster_id == "b"], terms, k=10, hops=0, max_hops=3) == (["b:0", "b:3"], 3)

@@ -1,0 +1,39 @@
+"""Pool ``gpu`` (limit 1 from config/dagster.yaml) holds: its steps never overlap.
+
+Runs the stand-in assets of pool_defs.py, launched through the webserver and dequeued by
+the daemon, in one run whose executor could run all four steps at once.
+"""
+
+from __future__ import annotations
+
+from hysem_assets.backfill import graphql
+from hysem_assets_tests.ui.server import DagsterServer, runs, wait_for
+
+LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) {
+  __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }"""
+
+
+def _overlap(first: dict, second: dict) -> bool:
+    return first["startTime"] < second["endTime"] and second["startTime"] < first["endTime"]
+
+
+def test_gpu_pool_runs_one_step_at_a_time(dagster_server: DagsterServer) -> None:
+    url = dagster_server.url
+    limit = graphql(url, '{ instance { concurrencyLimit(concurrencyKey: "gpu") { slotCount } } }')
+    assert limit["instance"]["concurrencyLimit"]["slotCount"] == 1
+
+    selector = {"repositoryLocationName": "pool_test", "repositoryName": "__repository__", "jobName": "pool_job"}
+    launched = graphql(url, LAUNCH, {"params": {"selector": selector, "runConfigData": {}}})["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    run_id = launched["run"]["runId"]
+
+    def finished():
+        run = next(r for r in runs(url, runIds=[run_id]))
+        return run if run["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
+
+    run = wait_for(finished, timeout=180, message=f"run {run_id} of pool_job")
+    assert run["status"] == "SUCCESS", run
+    steps = {step["stepKey"]: step for step in run["stepStats"]}
+    assert set(steps) == {"gpu_a", "gpu_b", "free_a", "free_b"}
+    assert _overlap(steps["free_a"], steps["free_b"]), "the executor ran nothing in parallel; the test proves nothing"
+    assert not _overlap(steps["gpu_a"], steps["gpu_b"]), steps
