@@ -97,10 +97,11 @@ def demo(slug: str) -> None:
     """Materialize every asset for the sample query on the embedded default and summarize."""
     get_query(slug)
     result = _materialize(slug, selection=None)
+    dataset = _materialize_preference_dataset()
     click.echo(f"\nhysem demo: query {slug!r}")
     for row in _status_rows(slug):
         click.echo(f"  {row['asset']:<28} {'materialized' if row['materialized'] else 'missing':<13} rows={row['rows']}")
-    if not result.success:
+    if not (result.success and dataset.success):
         raise click.ClickException("Some assets failed; see the log above.")
 
 
@@ -212,6 +213,50 @@ def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | 
         sys.stdout.write(document.markdown)
 
 
+@main.command()
+@click.argument("question")
+@click.option("--query", "slug", required=True, help="Query slug (partition) whose indexes to search.")
+@click.option("--json", "as_json", is_flag=True, help="The whole answer record (claims, citations, verdicts) as JSON.")
+def ask(question: str, slug: str, as_json: bool) -> None:
+    """Answer QUESTION from a materialized query, with citations from its library."""
+    from hysem_assets.qa import QAInputError, answer_questions
+    from hysem_assets.qa.assets import qa_engine
+    from hysem_assets.settings import load_profile
+    from hysem_assets.storage import asset_file
+
+    get_query(slug)
+    paths = {name: asset_file(name, slug) for name in ("vector_index", "library", "canonical_terms")}
+    missing = [name for name, path in paths.items() if not path.is_file()]
+    if missing:
+        raise click.ClickException(f"{', '.join(missing)} not materialized for {slug!r}; run `hysem materialize --query {slug}`.")
+    frames = {name: pd.read_parquet(path) for name, path in paths.items()}
+    try:
+        with qa_engine(load_profile(), slug, frames["vector_index"], frames["library"], frames["canonical_terms"]) as engine:
+            answers, _ = answer_questions([question], engine)
+    except QAInputError as exc:
+        raise click.ClickException(str(exc)) from exc
+    answer = answers[0]
+    click.echo(json.dumps(answer, indent=2, ensure_ascii=False, default=str) if as_json else answer["markdown"])
+
+
+@main.command("export-preferences")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Copy the dataset to this file.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True)
+def export_preferences_command(output: Path | None, fmt: str) -> None:
+    """Materialize preference_dataset from every query's preference log (DPO: prompt, chosen, rejected)."""
+    import shutil
+
+    from hysem_assets.settings import hysem_home
+
+    if not _materialize_preference_dataset().success:
+        raise click.ClickException("preference_dataset failed; see the log above.")
+    source = hysem_home() / "exports" / f"preferences.{fmt}"
+    if output:
+        shutil.copyfile(source, output)
+    pairs = len(pd.read_parquet(hysem_home() / "exports" / "preferences.parquet"))
+    click.echo(f"{pairs:,} preference pairs -> {output or source}")
+
+
 @main.command("eval-retrieval")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--method", type=click.Choice(["bm25", "dense", "hybrid", "all"]), default="all", show_default=True)
@@ -277,7 +322,7 @@ def _materialize(slug: str, selection: str | None):
     from hysem_assets.instance import get_instance
 
     _register_partitions([slug])
-    assets = list(defs.assets or [])
+    assets = [a for a in defs.assets or [] if a.partitions_def is not None]
     chosen = AssetSelection.from_string(selection) if selection else None
     return dagster_materialize(
         assets,
@@ -290,6 +335,20 @@ def _materialize(slug: str, selection: str | None):
     )
 
 
+def _materialize_preference_dataset():
+    """The cross-query preference dataset, from every query's materialized preference log."""
+    from dagster import AssetSelection, materialize as dagster_materialize
+
+    from hysem_assets.definitions import defs
+    from hysem_assets.instance import get_instance
+
+    return dagster_materialize(
+        list(defs.assets), instance=get_instance(), resources=defs.resources,
+        selection=AssetSelection.assets("preference_dataset"), raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    )
+
+
 def _status_rows(slug: str) -> list[dict]:
     from dagster import AssetRecordsFilter
 
@@ -298,8 +357,11 @@ def _status_rows(slug: str) -> list[dict]:
 
     instance = get_instance()
     rows = []
-    for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
-        records = instance.fetch_materializations(AssetRecordsFilter(asset_key=key, asset_partitions=[slug]), limit=1).records
+    graph = defs.resolve_asset_graph()
+    for key in sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string()):
+        partitioned = graph.get(key).partitions_def is not None
+        records_filter = AssetRecordsFilter(asset_key=key, asset_partitions=[slug] if partitioned else None)
+        records = instance.fetch_materializations(records_filter, limit=1).records
         event = records[0].event_log_entry if records else None
         materialization = event.asset_materialization if event else None
         metadata = materialization.metadata if materialization else {}

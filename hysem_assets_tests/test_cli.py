@@ -115,3 +115,18 @@ def test_eval_retrieval_prints_the_three_methods_side_by_side():
     scores = {row[0]: float(row[1]) for row in rows if row and row[0] in {"bm25", "dense", "hybrid"}}
     assert set(scores) == {"bm25", "dense", "hybrid"}
     assert scores["hybrid"] >= max(scores["bm25"], scores["dense"])
+
+
+def test_ask_and_export_preferences_after_the_demo(config: Path, tmp_path: Path):
+    assert invoke("demo").exit_code == 0
+    asked = CliRunner().invoke(main, ["ask", "--query", SAMPLE_QUERY, "--json", "How does PM2.5 relate to heart failure?"])
+    assert asked.exit_code == 0, asked.output
+    record = json.loads(asked.output[asked.output.index("{"):])
+    assert record["evidence_found"] and record["unresolved_citations"] == 0 and record["claims"] > 0
+    empty = CliRunner().invoke(main, ["ask", "--query", SAMPLE_QUERY, "  "])
+    assert empty.exit_code == 1 and "question" in empty.output.lower()
+    output = tmp_path / "dpo.jsonl"
+    exported = invoke("export-preferences", "-o", str(output))
+    assert exported.exit_code == 0, exported.output
+    rows = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
+    assert rows and all(set(row) == {"prompt", "chosen", "rejected"} for row in rows)

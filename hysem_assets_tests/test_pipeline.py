@@ -6,12 +6,13 @@ import json
 import re
 
 import pandas as pd
+import yaml
 from dagster import DagsterInstance, materialize
 
 from hysem_assets.definitions import defs
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.settings import hysem_home
+from hysem_assets.settings import PROJECT_ROOT, hysem_home
 from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
@@ -26,7 +27,8 @@ def metadata_of(result, key: str) -> dict:
 def test_whole_graph_on_the_sample():
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(queries_partitions.name, [SAMPLE])
-        result = materialize(list(defs.assets), instance=instance, resources=defs.resources, partition_key=SAMPLE)
+        partitioned = [a for a in defs.assets if a.partitions_def is not None]
+        result = materialize(partitioned, instance=instance, resources=defs.resources, partition_key=SAMPLE)
     assert result.success
     corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
     saved = pd.read_parquet(asset_file("pdfs", SAMPLE)).query("status == 'saved'")
@@ -60,3 +62,25 @@ def test_whole_graph_on_the_sample():
     mapped = set(zip(mapping["field"], mapping["raw_term"]))
     assert ("ml_methods_used", "random forest") in mapped
     assert mapping.loc[mapping["method"] != "unmatched", "canonical"].notna().all()
+
+    # knowledge: chunks indexed without reference lists; the graph and the saved report loaded.
+    chunks = pd.read_parquet(asset_file("vector_index", SAMPLE))
+    assert set(chunks["cluster_id"]) == set(parsed["cluster_id"])
+    assert not chunks["section"].str.contains(r"References$").any()
+    graph = metadata_of(result, "knowledge_graph")
+    assert graph["nodes"] > len(corpus) and graph["relationships"] > 0
+    report = pd.read_parquet(asset_file("reports/ml_methods_ozone_heart", SAMPLE))
+    assert len(report) > 0
+
+    # qa: the configured questions answered with no unresolvable citation; a preference pair logged.
+    answers = pd.read_parquet(asset_file("answers", SAMPLE))
+    questions = yaml.safe_load((PROJECT_ROOT / "config" / "questions.yaml").read_text())["questions"][SAMPLE]
+    assert list(answers["question"]) == questions
+    assert answers["unresolved_citations"].sum() == 0 and answers["evidence_found"].all()
+    assert "symbolic" in answers["route"].iloc[0]
+    citable = set(pd.read_parquet(asset_file("library", SAMPLE))["in_text_citation"])
+    for record in answers["json"].map(json.loads):
+        for claim in record["claims"]:
+            assert claim["citations"] and all(c["InTextCitation"] in citable for c in claim["citations"])
+    log = pd.read_parquet(asset_file("preference_log", SAMPLE))
+    assert len(log) >= 1 and (log["chosen"] != log["rejected"]).all()

@@ -52,6 +52,7 @@ def test_every_asset_section_of_the_bundled_profiles_is_valid(profile: str):
     from hysem_assets.extraction.assets import ExtractionSettings
     from hysem_assets.llm import parse_backend_config
     from hysem_assets.parsing.assets import ParsingSettings
+    from hysem_assets.qa import QASettings
     from hysem_assets.retrieval.settings import VectorIndexSettings
     from hysem_assets.stores.settings import GraphSettings
     from hysem_assets.terms.assets import TermsSettings
@@ -61,11 +62,14 @@ def test_every_asset_section_of_the_bundled_profiles_is_valid(profile: str):
     models = {
         "parsed_docs": ParsingSettings, "extracted_fields": ExtractionSettings, "topics": TopicsPlacement,
         "canonical_terms": TermsSettings, "vector_index": VectorIndexSettings, "knowledge_graph": GraphSettings,
+        "answers": QASettings,
     }
     assert set(loaded.assets) == set(models)
     for name, model in models.items():
         settings = loaded.asset_settings(name, model)
-        for llm in filter(None, [getattr(settings, "llm", None)]):
-            parse_backend_config(llm)
+        for role in ("llm", "generator", "auditor", "cypher"):
+            config = getattr(settings, role, None)
+            if config and config.get("backend") not in ("extractive", "rules"):
+                parse_backend_config(config)
     if profile == "gpu":
         assert loaded.asset_settings("parsed_docs", ParsingSettings).devices == ["cuda:0", "cuda:1"]

@@ -93,10 +93,24 @@ def content_hash(section: str, text: str) -> str:
     return hashlib.sha256(f"{section}\x1f{text}".encode()).hexdigest()[:32]
 
 
+_REFERENCE_SECTION = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\.?\s+)?(?:references|bibliography|literature cited|works cited|reference list)\s*$",
+    re.IGNORECASE,
+)
+
+
+def is_reference_section(section: str) -> bool:
+    """A reference list cites other works; its lines are not evidence of the citing article.
+
+    ``section`` is a heading path such as ``Title > 7 References``; its last heading decides.
+    """
+    return bool(_REFERENCE_SECTION.match((section or "").rsplit(" > ", 1)[-1]))
+
+
 def chunk_documents(
     documents: pd.DataFrame, *, max_tokens: int = 200, overlap: int = 40, spans: TokenSpans = word_spans
 ) -> pd.DataFrame:
-    """One row per chunk of each document (columns ``cluster_id``, ``markdown``)."""
+    """One row per chunk of each document (columns ``cluster_id``, ``markdown``), reference lists left out."""
     rows = [
         {
             "chunk_id": f"{cluster_id}:{chunk.index}",
@@ -110,5 +124,6 @@ def chunk_documents(
         for cluster_id, markdown in zip(documents["cluster_id"], documents["markdown"], strict=True)
         if isinstance(markdown, str)
         for chunk in chunk_markdown(markdown, max_tokens=max_tokens, overlap=overlap, spans=spans)
+        if not is_reference_section(chunk.section)
     ]
     return pd.DataFrame(rows, columns=list(CHUNK_COLUMNS))

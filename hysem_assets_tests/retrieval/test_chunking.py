@@ -93,3 +93,14 @@ def test_profile_settings_refuse_an_overlap_as_large_as_the_chunk() -> None:
     assert VectorIndexSettings().max_tokens == 200 and VectorIndexSettings().collection == "chunks"
     with pytest.raises(ValidationError, match="overlap"):
         VectorIndexSettings(max_tokens=50, overlap=50)
+
+
+def test_reference_lists_are_not_chunked():
+    from hysem_assets.retrieval.chunking import chunk_documents, is_reference_section
+
+    markdown = "# Paper\n\n## 2 Methods\n\nWe used random forests.\n\n## References\n\n1. Other A. Another paper. 2020."
+    chunks = chunk_documents(pd.DataFrame({"cluster_id": ["c1"], "markdown": [markdown]}))
+    assert list(chunks["section"]) == ["Paper > 2 Methods"]
+    assert "Another paper" not in " ".join(chunks["text"])
+    assert is_reference_section("Title > 7 References") and is_reference_section("Bibliography")
+    assert not is_reference_section("Referenced datasets and methods")

@@ -76,8 +76,8 @@ def test_materialize_one_asset_by_clicking(page, dagster_server: DagsterServer) 
     assert materialized_partitions(dagster_server.url, ASSET, [SAMPLE]) == {SAMPLE}
 
     page.goto(f"/assets/{ASSET}?view=partitions")
-    page.get_by_text("Materialized (1)").wait_for()
     page.get_by_text(SAMPLE, exact=True).first.click()
     page.get_by_text("Latest materialization").wait_for()
     wait_for(lambda: run["runId"][:8] in page.inner_text("body"), timeout=30, message="the run id on the asset page")
+    page.get_by_text("Materialized", exact=True).wait_for()  # the badge of the selected partition
     screenshot(page, "materialized-asset")

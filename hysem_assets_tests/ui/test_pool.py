@@ -19,8 +19,8 @@ def _overlap(first: dict, second: dict) -> bool:
 
 def test_gpu_pool_runs_one_step_at_a_time(dagster_server: DagsterServer) -> None:
     url = dagster_server.url
-    limit = graphql(url, '{ instance { concurrencyLimit(concurrencyKey: "gpu") { slotCount } } }')
-    assert limit["instance"]["concurrencyLimit"]["slotCount"] == 1
+    pool = graphql(url, '{ instance { concurrencyLimit(concurrencyKey: "gpu") { limit usingDefaultLimit } } }')
+    assert pool["instance"]["concurrencyLimit"] == {"limit": 1, "usingDefaultLimit": True}
 
     selector = {"repositoryLocationName": "pool_test", "repositoryName": "__repository__", "jobName": "pool_job"}
     launched = graphql(url, LAUNCH, {"params": {"selector": selector, "runConfigData": {}}})["launchRun"]
