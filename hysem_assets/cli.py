@@ -118,6 +118,34 @@ def materialize(slug: str, selection: str | None) -> None:
 
 
 @main.command()
+@click.option("--queries", "slugs", required=True, help="Comma-separated query slugs (partitions), e.g. a,b.")
+@click.option("--select", "assets", help="Comma-separated asset keys (e.g. raw_metadata/pubmed); default: the whole graph.")
+@click.option("--url", default="http://127.0.0.1:3000", show_default=True, envvar="HYSEM_DAGSTER_URL",
+              help="The running Dagster webserver (`hysem ui`).")
+@click.option("--wait", is_flag=True, help="Wait until every run has finished; fail if any did not succeed.")
+def backfill(slugs: str, assets: str | None, url: str, wait: bool) -> None:
+    """Backfill several queries through the Dagster daemon, as the UI's backfill does."""
+    from hysem_assets.backfill import GraphQLError, launch_backfill, wait_for_backfill
+
+    names = [s.strip() for s in slugs.split(",") if s.strip()]
+    for slug in names:
+        get_query(slug)
+    selection = [a.strip() for a in assets.split(",") if a.strip()] if assets else None
+    try:
+        backfill_id = launch_backfill(url, names, assets=selection)
+        click.echo(f"Launched backfill {backfill_id} for {', '.join(names)}: {url.rstrip('/')}/runs/b/{backfill_id}")
+        if not wait:
+            return
+        result = wait_for_backfill(url, backfill_id, on_update=lambda s: click.echo(
+            f"  {s.status}: " + (", ".join(f"{r.partition} {r.status.lower()}" for r in s.runs) or "no runs yet"), err=True))
+    except (GraphQLError, TimeoutError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not result.succeeded:
+        raise click.ClickException(f"Backfill {backfill_id} ended {result.status}" + (f": {result.error}" if result.error else "."))
+    click.echo(f"Backfill {backfill_id} succeeded ({len(result.runs)} runs).")
+
+
+@main.command()
 @click.option("--query", "slug", help="Only this query.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(slug: str | None, as_json: bool) -> None:

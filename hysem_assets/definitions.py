@@ -1,6 +1,8 @@
 """The Dagster code location: every asset, job, sensor and resource of hysem."""
 
-from dagster import Definitions
+import os
+
+from dagster import Definitions, ExecutorDefinition, multiprocess_executor
 
 from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import deduped_corpus
@@ -9,6 +11,7 @@ from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.jobs import qa_job, query_job
 from hysem_assets.knowledge.assets import knowledge_graph, report_assets, vector_index
 from hysem_assets.parsing.assets import parsed_docs
+from hysem_assets.placement import TAG_CONCURRENCY_LIMITS
 from hysem_assets.qa.assets import preference_dataset, qa_answers
 from hysem_assets.resources import ScholarlyApis
 from hysem_assets.sensors import queries_sensor
@@ -16,10 +19,22 @@ from hysem_assets.storage import ParquetStorage
 from hysem_assets.terms.assets import canonical_terms
 from hysem_assets.topics.assets import topics
 
+
+
+def executor() -> ExecutorDefinition:
+    """Steps in subprocesses here; with HYSEM_EXECUTOR=k8s each step is its own pod (GPU tags apply)."""
+    if os.environ.get("HYSEM_EXECUTOR") == "k8s":
+        from dagster_k8s import k8s_job_executor
+
+        return k8s_job_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})
+    return multiprocess_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})
+
+
 defs = Definitions(
     assets=[*raw_metadata_assets, deduped_corpus, pdfs, library, parsed_docs, extracted_fields, topics, canonical_terms,
             vector_index, knowledge_graph, *report_assets, qa_answers, preference_dataset],
     jobs=[query_job, qa_job],
     sensors=[queries_sensor],
     resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+    executor=executor(),
 )

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync, load_fields
 from hysem_assets.llm import build_backend
 from hysem_assets.partitions import queries_partitions
+from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.settings import hysem_home, load_profile
 
@@ -49,6 +50,7 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
     partitions_def=queries_partitions,
     ins={"deduped_corpus": AssetIn(), "parsed_docs": AssetIn()},
     pool="gpu",
+    op_tags=gpu_step_tags("extracted_fields"),
     description=(
         "Structured fields (config/fields.yaml) per work, extracted chunk by chunk with the record merged so far "
         "in context, validated with pydantic; full text where parsed, else title and abstract."

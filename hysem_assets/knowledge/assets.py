@@ -10,6 +10,7 @@ from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions
 from hysem_assets.knowledge.reports import Report, load_reports, run_report
 from hysem_assets.knowledge.schema import load_schema
 from hysem_assets.partitions import queries_partitions
+from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.queries import get_query
 from hysem_assets.retrieval.chunking import chunk_documents
@@ -40,6 +41,7 @@ def citable_corpus(corpus: pd.DataFrame, library: pd.DataFrame, topics: pd.DataF
     partitions_def=queries_partitions,
     ins={"deduped_corpus": AssetIn(), "library": AssetIn(), "parsed_docs": AssetIn()},
     pool="gpu",
+    op_tags=gpu_step_tags("vector_index"),
     description=(
         "Section-aware token chunks of every parsed document with their citations, embedded in batches into a "
         "Qdrant collection (payload indexed by query) and a BM25 keyword index per partition; unchanged chunks "
@@ -88,6 +90,7 @@ def vector_index(
         "with their relationships, in one transaction; records that left the query are detached."
     ),
     kinds={"python", "neo4j"},
+    op_tags=GRAPH_STORE_TAG,
     code_version="1",
 )
 def knowledge_graph(
@@ -141,6 +144,7 @@ def report_asset(report: Report) -> AssetsDefinition:
         group_name="knowledge",
         partitions_def=queries_partitions,
         deps=[knowledge_graph],
+        op_tags=GRAPH_STORE_TAG,
         description=report.description or f"Saved report {report.name}.cypher over the knowledge graph.",
         kinds={"python", "parquet"},
         code_version="1",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hysem_assets.parsing import ParseOptions, parse_many
 from hysem_assets.partitions import queries_partitions
+from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.settings import load_profile
 
@@ -49,6 +50,7 @@ class ParsingSettings(BaseModel):
     partitions_def=queries_partitions,
     ins={"pdfs": AssetIn()},
     pool="gpu",
+    op_tags=gpu_step_tags("parsed_docs"),
     description=(
         "One row per saved PDF: Markdown with headings, paragraphs, lists and tables; tables and equations as "
         "JSON; token count; pages; the parser used; or the error that document met. Docling's weight-free native "

@@ -17,6 +17,7 @@ from dagster import (
 from pydantic import Field
 
 from hysem_assets.partitions import queries_partitions
+from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
 from hysem_assets.qa import QASettings, answer_questions, export_preferences, load_questions, open_engine
 from hysem_assets.retrieval.settings import VectorIndexSettings
 from hysem_assets.settings import Profile, hysem_home, load_profile
@@ -70,6 +71,7 @@ def as_frame(records: list[dict]) -> pd.DataFrame:
     ins={"vector_index": AssetIn(), "library": AssetIn(), "canonical_terms": AssetIn()},
     deps=["knowledge_graph"],
     pool="gpu",
+    op_tags={**gpu_step_tags("answers"), **GRAPH_STORE_TAG},
     code_version="1",
 )
 def qa_answers(

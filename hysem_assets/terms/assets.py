@@ -7,6 +7,7 @@ from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 from pydantic import BaseModel, ConfigDict, Field
 
 from hysem_assets.partitions import queries_partitions
+from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.settings import hysem_home, load_profile
 from hysem_assets.terms import DEFAULT_THRESHOLD, TermEncoder, load_dictionaries, map_terms
@@ -41,6 +42,7 @@ def raw_terms(extracted: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
     partitions_def=queries_partitions,
     ins={"extracted_fields": AssetIn()},
     pool="gpu",
+    op_tags=gpu_step_tags("canonical_terms"),
     description=(
         "Every extracted term mapped to a canonical term of its field's dictionary (exact, normalized, then "
         "MiniLM embeddings above a threshold), with the unmatched terms and suggested new dictionary entries."

@@ -97,3 +97,15 @@ def test_systemd_units_run_dagster_on_the_workspace(unit: str) -> None:
     assert Path(command[0]).name in {"dagster-webserver", "dagster-daemon"}
     assert Path(command[command.index("-w") + 1]).name == "workspace.yaml"
     assert parser["Service"]["EnvironmentFile"].endswith("hysem.env")
+
+
+def test_gpu_assets_carry_the_step_tags() -> None:
+    from dagster import AssetKey
+
+    from hysem_assets.definitions import defs
+    from hysem_assets.placement import gpu_step_tags
+
+    graph = defs.resolve_asset_graph()
+    for name in ("parsed_docs", "extracted_fields", "canonical_terms", "vector_index", "answers", "preference_log"):
+        op_tags = graph.assets_def_for_key(AssetKey.from_user_string(name)).op.tags
+        assert json.loads(op_tags["dagster-k8s/config"]) == gpu_step_tags(name)["dagster-k8s/config"], name
