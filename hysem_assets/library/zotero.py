@@ -25,6 +25,7 @@ import pandas as pd
 from pyzotero import zotero
 from pyzotero import zotero_errors as ze
 
+from hysem_assets.identifiers import normalize_doi
 from hysem_assets.library.csl import STYLE_ALIASES, Citation
 from hysem_assets.library.work import Kind, Person, Work
 
@@ -352,7 +353,7 @@ def _uploaded_key(library: ZoteroLibrary, result: Mapping[str, list[dict[str, An
 def _identity(item: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """(DOI, cluster id) an item is known by, from its DOI field or its ``extra`` lines."""
     extra = _extra_fields(item.get("extra") or "")
-    return _doi(item.get("DOI") or extra.get("doi")), extra.get(CLUSTER_FIELD)
+    return normalize_doi(item.get("DOI") or extra.get("doi")), extra.get(CLUSTER_FIELD)
 
 
 def _same_work(data: Mapping[str, Any], doi: str | None, cluster: str | None) -> bool:
@@ -369,13 +370,6 @@ def _extra_fields(extra: str) -> dict[str, str]:
         if separator and value.strip():
             fields.setdefault(name.strip().lower(), value.strip())
     return fields
-
-
-def _doi(value: str | None) -> str | None:
-    """A DOI as the corpus writes it: lower case, without resolver prefix."""
-    if not value:
-        return None
-    return re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", "", value.strip(), flags=re.I).lower() or None
 
 
 def _creator(person: Person) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -62,7 +61,7 @@ async def lookup_openalex(
             outcome.failures.append(Failure(where, str(exc)))
             return
         for record in page.records:
-            values = openalex_enrichment(json.loads(record["raw"]))
+            values = openalex_enrichment(record)
             if values["doi"] in batch:
                 outcome.found[values["doi"]] = values
         outcome.failures.extend(Failure(where, reason) for reason in page.failures)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,9 +138,13 @@ def _oa_url(work: dict[str, Any]) -> str | None:
     return best.get("pdf_url") or best.get("landing_page_url") or open_access.get("oa_url")
 
 
-def enrichment(work: dict[str, Any]) -> dict[str, Any]:
-    """What an OpenAlex work can add to a record found by DOI (None where OpenAlex is silent)."""
-    record = parse_work(work)
+def enrichment(record: dict[str, Any]) -> dict[str, Any]:
+    """What an OpenAlex work can add to a record found by DOI (None where OpenAlex is silent).
+
+    ``record`` is the work as :func:`parse_work` normalized it; the fields the core
+    columns do not keep are read from its raw JSON.
+    """
+    work = json.loads(record["raw"])
     topic = work.get("primary_topic") or {}
     open_access = work.get("open_access") or {}
     location = work.get("best_oa_location") or work.get("primary_location") or {}

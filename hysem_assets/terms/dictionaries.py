@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hysem_assets.extraction.terms import DictionaryError, read_dictionary_file
+from hysem_assets.extraction.terms import read_dictionary_file
 from hysem_assets.settings import config_dir
 from hysem_assets.terms.normalize import normalize_term
 
