@@ -21,6 +21,7 @@ from pydantic import Field
 from hysem_assets.acquisition.contracts import clusters_with_several_dois, lost_and_repeated, repeated_cluster_ids
 from hysem_assets.acquisition.enrich import apply_enrichment, retracted_clusters
 from hysem_assets.dedup import cluster_records, merge_clusters
+from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.progress import Progress
 from hysem_assets.queries import METADATA_SOURCES, get_query
@@ -109,7 +110,7 @@ def _metadata(raw, corpus, pairs, lookups, seconds) -> dict:
         "retracted": len(retracted),
         "seconds": round(seconds, 2),
         "links_by_rule": MetadataValue.md(rules.rename_axis("rule").reset_index(name="links").to_markdown(index=False)),
-        "preview": MetadataValue.md(_preview(corpus)),
+        "preview": table_preview(corpus, PREVIEW_COLUMNS, width=80),
     }
     if retracted:
         metadata["retracted_dois"] = MetadataValue.md("\n".join(f"- {doi}" for doi in retracted))
@@ -117,13 +118,6 @@ def _metadata(raw, corpus, pairs, lookups, seconds) -> dict:
         metadata[f"enriched_from_{outcome.source}"] = len(outcome.found)
         metadata[f"{outcome.source}_failures"] = len(outcome.failures)
     return metadata
-
-
-def _preview(corpus: pd.DataFrame, rows: int = 10) -> str:
-    shown = corpus[PREVIEW_COLUMNS].head(rows).copy()
-    shown["sources"] = shown["sources"].map(", ".join)
-    shown["title"] = shown["title"].str.slice(0, 80)
-    return shown.to_markdown(index=False)
 
 
 def _check_results(raw: pd.DataFrame, corpus: pd.DataFrame, cluster_ids: pd.Series):

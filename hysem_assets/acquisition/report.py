@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 from dagster import MetadataValue
 
+from hysem_assets.metadata import table_preview
 from hysem_assets.sources.base import FetchOutcome
 
 PREVIEW_COLUMNS = ["source_id", "doi", "year", "first_author", "title"]
@@ -29,12 +30,6 @@ def failures_table(outcome: FetchOutcome, limit: int = 50) -> str:
     return "\n".join(["| where | reason |", "|---|---|", *rows, *more])
 
 
-def preview(frame: pd.DataFrame, rows: int = 10) -> str:
-    shown = frame[PREVIEW_COLUMNS].head(rows).copy()
-    shown["title"] = shown["title"].str.slice(0, 90)
-    return shown.to_markdown(index=False) if not shown.empty else "_no records_"
-
-
 def outcome_metadata(outcome: FetchOutcome, frame: pd.DataFrame, endpoint_url: str, seconds: float) -> dict[str, Any]:
     metadata: dict[str, Any] = {
         "dagster/row_count": len(frame),
@@ -46,7 +41,7 @@ def outcome_metadata(outcome: FetchOutcome, frame: pd.DataFrame, endpoint_url: s
         "with_doi": int(frame["doi"].notna().sum()),
         "with_abstract": int(frame["abstract"].notna().sum()),
         "seconds": round(seconds, 2),
-        "preview": MetadataValue.md(preview(frame)),
+        "preview": table_preview(frame, PREVIEW_COLUMNS, empty="_no records_"),
     }
     if outcome.failures:
         metadata["failure_details"] = MetadataValue.md(failures_table(outcome))

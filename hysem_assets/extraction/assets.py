@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync, load_fields
 from hysem_assets.llm import build_backend
+from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
@@ -91,5 +92,5 @@ def extracted_fields(
         "seconds": round(time.monotonic() - started, 2),
         "statuses": MetadataValue.json(table["status"].value_counts().to_dict()),
         "filled_per_field": MetadataValue.json(filled),
-        "preview": MetadataValue.md(table[["cluster_id", "text_source", *field_names[:3]]].head(8).to_markdown(index=False)),
+        "preview": table_preview(table, ["cluster_id", "text_source", *field_names[:3]], rows=8),
     })

@@ -30,6 +30,7 @@ from hysem_assets.library.csl import render_citations, to_csl_item
 from hysem_assets.library.exports import write_exports
 from hysem_assets.library.table import library_table, load_citation_settings
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
+from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.settings import api_key, config_dir, hysem_home, load_profile
 from hysem_assets.sources.endpoints import base_url
@@ -96,7 +97,7 @@ def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_
         "downloads_dir": MetadataValue.path(str(downloads_dir())),
     }
     if len(problems):
-        metadata["problems"] = MetadataValue.md(problems[["doi", "status", "reason"]].head(30).to_markdown(index=False))
+        metadata["problems"] = table_preview(problems, ["doi", "status", "reason"], rows=30, width=160)
     yield Output(table, metadata=metadata)
     invalid = invalid_saved_files(table)
     yield AssetCheckResult(check_name="every_pdf_is_valid", passed=not invalid,
@@ -151,7 +152,6 @@ def library(
     errors = table["citation_error"].notna()
     for row in table[errors].itertuples():
         context.log.warning(f"Citation for {row.cluster_id} ({row.doi or row.title}) failed: {row.citation_error}")
-    preview = table[["in_text_citation", "full_citation"]].head(8)
     return Output(table, metadata={
         "dagster/row_count": len(table),
         "style": style,
@@ -160,5 +160,5 @@ def library(
         "zotero": "on" if zotero else "off (set ZOTERO_LIBRARY_ID and ZOTERO_API_KEY)",
         "zotero_keys": len(keys),
         **{f"export_{fmt}": MetadataValue.path(str(path)) for fmt, path in exports.items()},
-        "preview": MetadataValue.md(preview.to_markdown(index=False)),
+        "preview": table_preview(table, ["in_text_citation", "full_citation"], rows=8, width=200),
     })

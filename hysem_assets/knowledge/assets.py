@@ -9,6 +9,7 @@ from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions
 from hysem_assets.knowledge.reports import Report, load_reports, run_report
 from hysem_assets.knowledge.schema import load_schema
+from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
 from hysem_assets.progress import Progress
@@ -76,8 +77,7 @@ def vector_index(
         "deleted": summary.deleted,
         "model": embedder.name,
         "seconds": round(summary.seconds, 2),
-        "preview": MetadataValue.md(chunks[["chunk_id", "section", "text"]].head(5).assign(
-            text=lambda f: f["text"].str.slice(0, 100)).to_markdown(index=False)),
+        "preview": table_preview(chunks, ["chunk_id", "section", "text"], rows=5, width=100),
     })
 
 
@@ -160,7 +160,7 @@ def report_asset(report: Report) -> AssetsDefinition:
         return Output(table, metadata={
             "dagster/row_count": len(table),
             "seconds": round(time.monotonic() - started, 2),
-            "result": MetadataValue.md(table.head(50).to_markdown(index=False) if len(table) else "_no rows_"),
+            "result": table_preview(table, rows=50),
             "cypher": MetadataValue.md(f"```cypher\n{report.cypher}\n```"),
         })
 

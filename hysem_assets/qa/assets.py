@@ -16,6 +16,7 @@ from dagster import (
 )
 from pydantic import Field
 
+from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
 from hysem_assets.qa import QASettings, answer_questions, export_preferences, load_questions, open_engine
@@ -134,7 +135,5 @@ def preference_dataset(context: AssetExecutionContext) -> Output[pd.DataFrame]:
         "queries": queries,
         "jsonl": MetadataValue.path(str(folder / "preferences.jsonl")),
         "parquet": MetadataValue.path(str(folder / "preferences.parquet")),
-        "preview": MetadataValue.md(
-            dataset.head(3).map(lambda text: str(text)[:120]).to_markdown(index=False) if pairs else "_no pairs yet_"
-        ),
+        "preview": table_preview(dataset, rows=3, width=120, empty="_no pairs yet_"),
     })
