@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from hysem_assets.queries import METADATA_SOURCES, QueryError, QuerySpec, append_query, get_query, load_queries, slugify
+from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
+from hysem_assets import settings
 from hysem_assets.settings import ProfileError
 
 SAMPLE_QUERY = "air-pollution-cardio-ml"
@@ -54,25 +55,19 @@ def query() -> None:
 @click.option("--mailto", help="Contact e-mail for the APIs' polite pools.")
 def query_add(text, slug, title, pubmed_text, openalex_text, scopus_text, sources, date_from, date_to, max_records, mailto):
     """Append a query to config/queries.yaml and register its partition."""
-    sources_list = [s.strip() for s in sources.split(",") if s.strip()]
-    per_source = {"pubmed": pubmed_text, "openalex": openalex_text, "scopus": scopus_text}
-    if any(per_source.values()):
-        query_value: str | dict[str, str] = {s: per_source[s] or text or "" for s in sources_list}
-    elif text:
-        query_value = text
-    else:
-        raise click.UsageError("Give the query TEXT, or --pubmed/--openalex/--scopus texts.")
     try:
-        spec = QuerySpec(
-            slug=slug or slugify(title or text or next(filter(None, per_source.values()))),
-            title=title, query=query_value, sources=sources_list,
+        spec = new_query_spec(
+            text, slug=slug, title=title, sources=[s.strip() for s in sources.split(",") if s.strip()],
+            per_source={"pubmed": pubmed_text, "openalex": openalex_text, "scopus": scopus_text},
             date_from=_date(date_from), date_to=_date(date_to), max_records=max_records, mailto=mailto,
         )
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
+    except QueryError as exc:
+        raise click.UsageError(str(exc)) from exc
     append_query(spec)
     _register_partitions([spec.slug])
     click.echo(f"Added query {spec.slug!r} and registered its partition.")
+    if not settings.mailto(spec.mailto):
+        click.echo(f"Warning: {settings.MISSING_CONTACT} Full texts fail until one is set.", err=True)
 
 
 @query.command("list")
@@ -310,7 +305,7 @@ def eval_retrieval(folder: Path, method: str, split: str) -> None:
 
 
 @main.command()
-@click.option("--port", default=3000, show_default=True, help="Port on 127.0.0.1.")
+@click.option("--port", default=3000, show_default=True, envvar="HYSEM_UI_PORT", help="Port on 127.0.0.1.")
 def ui(port: int) -> None:
     """Start the Dagster UI and daemon (`dagster dev`) on 127.0.0.1 with hysem's instance."""
     import os

@@ -8,13 +8,14 @@ from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import deduped_corpus
 from hysem_assets.extraction.assets import extracted_fields
 from hysem_assets.fulltext.assets import library, pdfs
+from hysem_assets.intake import add_query_job
 from hysem_assets.jobs import qa_job, query_job
 from hysem_assets.knowledge.assets import knowledge_graph, report_assets, vector_index
 from hysem_assets.parsing.assets import parsed_docs
 from hysem_assets.placement import TAG_CONCURRENCY_LIMITS
 from hysem_assets.qa.assets import preference_dataset, qa_answers
 from hysem_assets.resources import ScholarlyApis
-from hysem_assets.sensors import queries_sensor
+from hysem_assets.sensors import added_query_sensor, queries_sensor
 from hysem_assets.storage import ParquetStorage
 from hysem_assets.terms.assets import canonical_terms
 from hysem_assets.topics.assets import topics
@@ -33,8 +34,8 @@ def executor() -> ExecutorDefinition:
 defs = Definitions(
     assets=[*raw_metadata_assets, deduped_corpus, pdfs, library, parsed_docs, extracted_fields, topics, canonical_terms,
             vector_index, knowledge_graph, *report_assets, qa_answers, preference_dataset],
-    jobs=[query_job, qa_job],
-    sensors=[queries_sensor],
+    jobs=[query_job, qa_job, add_query_job],
+    sensors=[queries_sensor, added_query_sensor],
     resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
     executor=executor(),
 )

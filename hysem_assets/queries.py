@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
@@ -74,6 +75,41 @@ def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug[:80].rstrip("-") or "query"
+
+
+def new_query_spec(
+    text: str | None,
+    *,
+    slug: str | None = None,
+    title: str = "",
+    per_source: Mapping[str, str | None] | None = None,
+    sources: Sequence[str] = METADATA_SOURCES,
+    date_from: dt.date | str | None = None,
+    date_to: dt.date | str | None = None,
+    max_records: int = 10_000,
+    mailto: str | None = None,
+) -> QuerySpec:
+    """A query from what a person types (``hysem query add`` or the UI's launchpad).
+
+    ``text`` serves every source unless ``per_source`` gives a source its own syntax;
+    the slug derives from the title or the text when it is not given.
+    """
+    own = {source: value for source, value in (per_source or {}).items() if value}
+    if own:
+        query: str | dict[str, str] = {source: own.get(source) or text or "" for source in sources}
+    elif text and text.strip():
+        query = text
+    else:
+        raise QueryError("Give the query text, or a text per source (pubmed, openalex, scopus).")
+    slug = slug or slugify(title or text or next(iter(own.values())))
+    try:
+        return QuerySpec(
+            slug=slug, title=title, query=query, sources=list(sources), date_from=date_from or None,
+            date_to=date_to or None, max_records=max_records, mailto=mailto or None,
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors())
+        raise QueryError(f"Query {slug!r} is invalid: {problems}") from exc
 
 
 def queries_file() -> Path:

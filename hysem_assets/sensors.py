@@ -1,9 +1,20 @@
-"""Sensors: turn queries added to config/queries.yaml into partitions and runs."""
+"""Sensors: turn queries added to config/queries.yaml, or from the UI, into partitions and runs."""
 
 from __future__ import annotations
 
-from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
+from dagster import (
+    DagsterRunStatus,
+    DefaultSensorStatus,
+    RunRequest,
+    RunStatusSensorContext,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    run_status_sensor,
+    sensor,
+)
 
+from hysem_assets.intake import NewQuery, add_query_job
 from hysem_assets.jobs import query_job
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.queries import load_queries
@@ -31,3 +42,18 @@ def queries_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReaso
         run_requests=[RunRequest(run_key=f"query:{slug}", partition_key=slug) for slug in added],
         dynamic_partitions_requests=[queries_partitions.build_add_request(added)],
     )
+
+
+@run_status_sensor(
+    run_status=DagsterRunStatus.SUCCESS,
+    monitored_jobs=[add_query_job],
+    request_job=query_job,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Requests the whole graph for a query added from the launchpad (add_query_job), unless it said not to.",
+)
+def added_query_sensor(context: RunStatusSensorContext) -> RunRequest | SkipReason:
+    config = NewQuery(**context.dagster_run.run_config["ops"]["add_query"]["config"])
+    slug = config.spec().slug
+    if not config.materialize:
+        return SkipReason(f"Query {slug!r} was added with materialize: false.")
+    return RunRequest(run_key=f"added:{slug}", partition_key=slug)

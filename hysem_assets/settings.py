@@ -154,6 +154,9 @@ def api_key(source: str) -> str | None:
     return (os.environ.get(variable) or None) if variable else None
 
 
+MISSING_CONTACT = "Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO."
+
+
 def mailto(declared: str | None = None) -> str | None:
     """The contact address sent to polite-pool APIs: the query's own, else ``HYSEM_MAILTO``."""
     return declared or os.environ.get("HYSEM_MAILTO") or None

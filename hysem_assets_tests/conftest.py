@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+
+from hysem_assets.settings import PROJECT_ROOT
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 
@@ -26,3 +29,12 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"third-party conformance data not found at {REALDATA}")
     return REALDATA
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of config/ that the test may change (queries added, questions edited)."""
+    folder = tmp_path / "config"
+    shutil.copytree(PROJECT_ROOT / "config", folder)
+    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(folder))
+    return folder

@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from click.testing import CliRunner
 from dagster import DagsterInstance
 
 from hysem_assets.cli import SAMPLE_QUERY, main
 from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.settings import PROJECT_ROOT
 
 EXPECTED = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]
-
-
-@pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "config"
-    shutil.copytree(PROJECT_ROOT / "config", folder)
-    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(folder))
-    return folder
 
 
 def invoke(*args: str):
@@ -52,9 +41,12 @@ def test_demo_then_status_show_the_three_sources(config: Path, isolated_home: Pa
 def test_query_add_appends_registers_and_materializes_a_selection(config: Path, isolated_home: Path):
     added = invoke("query", "add", "ozone and stroke", "--sources", "pubmed,openalex", "--from", "2018-01-01")
     assert added.exit_code == 0, added.output
+    assert "Unpaywall needs a contact e-mail" in added.stderr  # no --mailto, no HYSEM_MAILTO
     assert "ozone-and-stroke" in (config / "queries.yaml").read_text()
+    with_contact = invoke("query", "add", "ozone and asthma", "--mailto", "me@example.org")
+    assert with_contact.exit_code == 0 and not with_contact.stderr
     listed = json.loads(invoke("query", "list", "--json").output)
-    assert [q["slug"] for q in listed] == [SAMPLE_QUERY, "ozone-and-stroke"]
+    assert [q["slug"] for q in listed] == [SAMPLE_QUERY, "ozone-and-stroke", "ozone-and-asthma"]
     with DagsterInstance.from_config(str(isolated_home / "dagster")) as instance:
         assert "ozone-and-stroke" in instance.get_dynamic_partitions("queries")
 

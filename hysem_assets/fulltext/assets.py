@@ -32,7 +32,7 @@ from hysem_assets.library.table import library_table, load_citation_settings
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.settings import api_key, config_dir, hysem_home, load_profile
+from hysem_assets.settings import MISSING_CONTACT, api_key, config_dir, hysem_home, load_profile
 from hysem_assets.sources.endpoints import base_url
 
 
@@ -73,7 +73,7 @@ def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_
     spec = get_query(context.partition_key)
     endpoint = scholarly_apis.endpoint("unpaywall", spec)
     if not endpoint.mailto:
-        raise Failure(description="Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO.")
+        raise Failure(description=MISSING_CONTACT)
     records = deduped_corpus[["cluster_id", "doi"]]
     progress = Progress(context.log, "pdfs", unit="works")
     started = time.monotonic()

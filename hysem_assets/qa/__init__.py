@@ -3,7 +3,7 @@
 from hysem_assets.qa.answer import NO_EVIDENCE, QAEngine, QAInputError, QAResult, answer_question, answer_questions
 from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
 from hysem_assets.qa.preferences import DPO_KEYS, dpo_rows, export_preferences
-from hysem_assets.qa.questions import QuestionsError, load_questions
+from hysem_assets.qa.questions import QuestionsError, load_questions, questions_for
 from hysem_assets.qa.settings import QASettings, build_engine, open_engine, term_spellings
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "dpo_rows",
     "export_preferences",
     "load_questions",
+    "questions_for",
     "open_engine",
     "term_spellings",
     "validate_cypher",

@@ -19,7 +19,7 @@ from pydantic import Field
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
-from hysem_assets.qa import QASettings, answer_questions, export_preferences, load_questions, open_engine
+from hysem_assets.qa import QASettings, answer_questions, export_preferences, open_engine, questions_for
 from hysem_assets.retrieval.settings import VectorIndexSettings
 from hysem_assets.settings import Profile, hysem_home, load_profile
 from hysem_assets.storage import assets_dir
@@ -79,7 +79,7 @@ def qa_answers(
     context: AssetExecutionContext, config: QAConfig, vector_index: pd.DataFrame, library: pd.DataFrame,
     canonical_terms: pd.DataFrame,
 ) -> Iterator[Output]:
-    questions = config.questions or load_questions().get(context.partition_key, [])
+    questions = config.questions or questions_for(context.partition_key)
     context.log.info(f"Answering {len(questions)} questions for {context.partition_key!r}")
     with qa_engine(load_profile(), context.partition_key, vector_index, library, canonical_terms) as engine:
         answers, preferences = answer_questions(questions, engine)

@@ -29,6 +29,7 @@ from hysem_assets.stores.graph import (
     one_line,
     translate_errors,
 )
+from hysem_assets.stores.locking import acquire_store_lock
 
 T = TypeVar("T")
 
@@ -79,17 +80,19 @@ class LadybugWriter:
 class LadybugGraphStore:
     """A ladybug database file at ``path`` (created with its folder when missing)."""
 
-    def __init__(self, path: Path, *, buffer_pool_mb: int = 512) -> None:
+    def __init__(self, path: Path, *, buffer_pool_mb: int = 512, lock_timeout: float = 3600) -> None:
         self.path = Path(path)
         self._schema: GraphSchema | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock = acquire_store_lock(self.path, timeout=lock_timeout, what="Graph database")
+        except TimeoutError as exc:
+            raise GraphStoreError(str(exc)) from exc
+        try:
             self._database = ladybug.Database(str(self.path), buffer_pool_size=buffer_pool_mb * 1024 * 1024)
             self._connection = ladybug.Connection(self._database)
         except (RuntimeError, OSError) as exc:
-            raise GraphStoreError(
-                f"Graph database {self.path} cannot be opened ({one_line(exc)}); is another process holding it?"
-            ) from exc
+            self._lock.release()
+            raise GraphStoreError(f"Graph database {self.path} cannot be opened ({one_line(exc)})") from exc
 
     def ensure_schema(self, schema: GraphSchema) -> None:
         with self._errors("creating the schema"):
@@ -117,6 +120,7 @@ class LadybugGraphStore:
     def close(self) -> None:
         self._connection.close()
         self._database.close()
+        self._lock.release()
 
     def _in_transaction(self, begin: str, doing: str, work: Callable[[], T]) -> T:
         with self._errors(doing):

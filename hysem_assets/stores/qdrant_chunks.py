@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from filelock import FileLock
 from qdrant_client import QdrantClient, models
+
+from hysem_assets.stores.locking import acquire_store_lock
 
 _NAMESPACE = uuid.UUID("6f1c1f5e-7a39-4b8e-9d55-2a8f3c1b0e47")
 UPSERT_BATCH = 512
@@ -55,13 +58,26 @@ class QdrantChunkStore:
         url: str | None = None,
         api_key: str | None = None,
         collection: str = "chunks",
+        lock_timeout: float = 3600,
     ) -> None:
         if (path is None) == (url is None):
             raise VectorStoreError("give exactly one of path (local mode) and url (server)")
         self.collection = collection
         self.location = url or str(path)
         self.local = url is None
-        self.client = QdrantClient(url=url, api_key=api_key) if url else QdrantClient(path=str(path))
+        self._lock: FileLock | None = None
+        if url:
+            self.client = QdrantClient(url=url, api_key=api_key)
+            return
+        try:
+            self._lock = acquire_store_lock(Path(path), timeout=lock_timeout, what="Qdrant folder")
+        except TimeoutError as exc:
+            raise VectorStoreError(str(exc)) from exc
+        try:
+            self.client = QdrantClient(path=str(path))
+        except Exception:
+            self._lock.release()
+            raise
 
     def ensure_collection(self, dimension: int) -> None:
         """Create the collection (cosine) with a payload index on ``query``; check the size."""
@@ -136,3 +152,5 @@ class QdrantChunkStore:
 
     def close(self) -> None:
         self.client.close()
+        if self._lock is not None:
+            self._lock.release()

@@ -27,6 +27,8 @@ class GraphSettings(BaseModel):
     #: ladybug database file (default: $HYSEM_HOME/graph/kg.lbug)
     path: Path | None = None
     buffer_pool_mb: int = Field(512, ge=64)
+    #: how long to wait for another process (a parallel run, `hysem ask`) to close the file
+    lock_timeout_s: float = Field(3600, ge=0)
     #: Neo4j bolt URI (HYSEM_NEO4J_URI wins)
     uri: str = "bolt://127.0.0.1:7687"
     user: str = "neo4j"
@@ -44,6 +46,8 @@ class VectorSettings(BaseModel):
     collection: str = "chunks"
     #: keyword indexes, one folder per partition (default: $HYSEM_HOME/bm25)
     keyword_dir: Path | None = None
+    #: how long to wait for another process to close the local-mode folder
+    lock_timeout_s: float = Field(3600, ge=0)
 
 
 def open_graph_store(settings: GraphSettings) -> GraphStore:
@@ -55,7 +59,7 @@ def open_graph_store(settings: GraphSettings) -> GraphStore:
             database=settings.database,
         )
     path = settings.path or hysem_home() / "graph" / "kg.lbug"
-    return LadybugGraphStore(path, buffer_pool_mb=settings.buffer_pool_mb)
+    return LadybugGraphStore(path, buffer_pool_mb=settings.buffer_pool_mb, lock_timeout=settings.lock_timeout_s)
 
 
 def open_chunk_store(settings: VectorSettings) -> QdrantChunkStore:
@@ -64,7 +68,9 @@ def open_chunk_store(settings: VectorSettings) -> QdrantChunkStore:
         return QdrantChunkStore(
             url=url, api_key=os.environ.get("HYSEM_QDRANT_API_KEY") or None, collection=settings.collection
         )
-    return QdrantChunkStore(path=settings.path or hysem_home() / "qdrant", collection=settings.collection)
+    return QdrantChunkStore(
+        path=settings.path or hysem_home() / "qdrant", collection=settings.collection, lock_timeout=settings.lock_timeout_s
+    )
 
 
 def keyword_root(settings: VectorSettings) -> Path:

@@ -7,7 +7,16 @@ import json
 import pandas as pd
 import pytest
 
-from hysem_assets.qa import DPO_KEYS, CypherPlan, CypherRejected, export_preferences, load_questions, validate_cypher
+from hysem_assets.qa import (
+    DPO_KEYS,
+    CypherPlan,
+    CypherRejected,
+    QuestionsError,
+    export_preferences,
+    load_questions,
+    questions_for,
+    validate_cypher,
+)
 from hysem_assets.qa.symbolic import route, target_label, template_plan
 from hysem_assets_tests.knowledge.partition import schema
 
@@ -76,3 +85,21 @@ def test_preference_export_is_dpo_ready_jsonl_and_parquet(tmp_path):
 def test_configured_questions_load_for_the_sample_query():
     questions = load_questions()
     assert any("how many articles" in q for q in questions["air-pollution-cardio-ml"])
+    assert questions_for("air-pollution-cardio-ml") == questions["air-pollution-cardio-ml"]
+
+
+def test_a_query_without_questions_of_its_own_gets_the_default_ones(tmp_path):
+    path = tmp_path / "questions.yaml"
+    path.write_text("questions:\n  known: ['Own question?']\ndefault:\n  - ' Shared question? '\n")
+    assert questions_for("known", path) == ["Own question?"]
+    assert questions_for("brand-new", path) == ["Shared question?"]
+    path.write_text("questions:\n  known: ['Own question?']\n")
+    assert questions_for("brand-new", path) == []
+
+
+@pytest.mark.parametrize("text", ["default: 'not a list'\n", "default: ['']\n", "questions: [a, b]\n", "- just a list\n"])
+def test_a_malformed_questions_file_names_the_file_and_the_shape(tmp_path, text):
+    path = tmp_path / "questions.yaml"
+    path.write_text(text)
+    with pytest.raises(QuestionsError, match=f"{path} must hold 'questions: .*'default: "):
+        questions_for("any", path)

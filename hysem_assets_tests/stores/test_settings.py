@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,17 +14,6 @@ from hysem_assets.stores.settings import (
     open_chunk_store,
     open_graph_store,
 )
-
-HOLD = """
-import sys
-import subprocess
-import sys
-from pathlib import Path
-from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-store = LadybugGraphStore(Path(sys.argv[1]))
-print("holding", flush=True)
-sys.stdin.read()
-"""
 
 
 def test_embedded_defaults_live_under_hysem_home(isolated_home: Path) -> None:
@@ -44,16 +31,3 @@ def test_the_environment_overrides_the_neo4j_uri(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("HYSEM_NEO4J_URI", uri)
     with pytest.raises(GraphStoreError, match=f"Neo4j at {uri} is unreachable"):
         open_graph_store(GraphSettings(backend="neo4j", uri="bolt://127.0.0.1:1"))
-
-
-def test_a_graph_file_held_by_another_process_is_a_clear_error(tmp_path: Path) -> None:
-    path = tmp_path / "kg.lbug"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
-        with pytest.raises(GraphStoreError, match=f"{path} cannot be opened.*another process"):
-            LadybugGraphStore(path)
-    finally:
-        holder.communicate("")

@@ -40,7 +40,7 @@ class DagsterServer:
     log: Path
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -61,7 +61,8 @@ def _register_sample(dagster_home: Path) -> None:
         instance.add_dynamic_partitions("queries", [SAMPLE])
 
 
-def _wait_until_loaded(url: str, process: subprocess.Popen, log: Path) -> None:
+def wait_until_loaded(url: str, process: subprocess.Popen, log: Path, expected_locations: int = 2) -> None:
+    """Until the webserver answers and its ``expected_locations`` code locations have loaded."""
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -70,7 +71,7 @@ def _wait_until_loaded(url: str, process: subprocess.Popen, log: Path) -> None:
             urllib.request.urlopen(f"{url}/server_info", timeout=2).close()
             locations = graphql(url, "{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus } } } }")
             entries = locations["workspaceOrError"]["locationEntries"]
-            if len(entries) == 2 and all(e["loadStatus"] == "LOADED" for e in entries):
+            if len(entries) == expected_locations and all(e["loadStatus"] == "LOADED" for e in entries):
                 return
         except OSError:
             pass
@@ -87,7 +88,7 @@ def _stop_queries_sensor(url: str) -> None:
     assert result["instigationState"]["status"] == "STOPPED", result
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen) -> None:
     """SIGTERM to the whole group (webserver, daemon, code servers, runs), then SIGKILL."""
     try:
         os.killpg(process.pid, signal.SIGTERM)
@@ -111,7 +112,7 @@ def dagster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster
     workspace = root / "workspace.yaml"
     _write_workspace(workspace)
 
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HYSEM_", "DAGSTER_"))}
     env.update(HYSEM_HOME=str(home), DAGSTER_HOME=str(dagster_home), HYSEM_CONFIG_DIR=str(config), HYSEM_PROFILE="local")
@@ -122,11 +123,11 @@ def dagster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster
             cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
     try:
-        _wait_until_loaded(url, process, log)
+        wait_until_loaded(url, process, log)
         _stop_queries_sensor(url)
         yield DagsterServer(url, home, config, log)
     finally:
-        _stop(process)
+        stop(process)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(log, ARTIFACTS / "dagster-dev.log")
 
@@ -154,3 +155,23 @@ def runs(url: str, **run_filter) -> list[dict]:
         runId status jobName tags { key value } stepStats { stepKey status startTime endTime } } } } }""",
                    {"filter": run_filter})
     return data["runsOrError"]["results"]
+
+
+LAUNCH_RUN = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) {
+  __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } ... on RunConfigValidationInvalid { errors { message } } } }"""
+
+
+def launch_run(url: str, selector: dict[str, str], run_config: dict | None = None) -> str:
+    """Launch one run of a job through the webserver, as the launchpad does; its run id."""
+    launched = graphql(url, LAUNCH_RUN, {"params": {"selector": selector, "runConfigData": run_config or {}}})["launchRun"]
+    assert launched["__typename"] == "LaunchRunSuccess", launched
+    return launched["run"]["runId"]
+
+
+def wait_for_run(url: str, run_id: str, timeout: float) -> dict:
+    """The run once it has finished (whatever its status)."""
+    def finished():
+        run = next(r for r in runs(url, runIds=[run_id]))
+        return run if run["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
+
+    return wait_for(finished, timeout=timeout, message=f"run {run_id}")

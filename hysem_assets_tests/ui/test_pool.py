@@ -7,10 +7,7 @@ the daemon, in one run whose executor could run all four steps at once.
 from __future__ import annotations
 
 from hysem_assets.backfill import graphql
-from hysem_assets_tests.ui.server import DagsterServer, runs, wait_for
-
-LAUNCH = """mutation($params: ExecutionParams!) { launchRun(executionParams: $params) {
-  __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }"""
+from hysem_assets_tests.ui.server import DagsterServer, launch_run, wait_for_run
 
 
 def _overlap(first: dict, second: dict) -> bool:
@@ -23,15 +20,7 @@ def test_gpu_pool_runs_one_step_at_a_time(dagster_server: DagsterServer) -> None
     assert pool["instance"]["concurrencyLimit"] == {"limit": 1, "usingDefaultLimit": True}
 
     selector = {"repositoryLocationName": "pool_test", "repositoryName": "__repository__", "jobName": "pool_job"}
-    launched = graphql(url, LAUNCH, {"params": {"selector": selector, "runConfigData": {}}})["launchRun"]
-    assert launched["__typename"] == "LaunchRunSuccess", launched
-    run_id = launched["run"]["runId"]
-
-    def finished():
-        run = next(r for r in runs(url, runIds=[run_id]))
-        return run if run["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
-
-    run = wait_for(finished, timeout=180, message=f"run {run_id} of pool_job")
+    run = wait_for_run(url, launch_run(url, selector), timeout=180)
     assert run["status"] == "SUCCESS", run
     steps = {step["stepKey"]: step for step in run["stepStats"]}
     assert set(steps) == {"gpu_a", "gpu_b", "free_a", "free_b"}

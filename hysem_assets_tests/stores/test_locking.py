@@ -1,0 +1,122 @@
+"""Embedded stores across processes: a second opener waits its turn instead of failing."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from hysem_assets.definitions import defs
+from hysem_assets.knowledge.assets import report_assets
+from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets.stores.graph import GraphStoreError
+from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, VectorStoreError
+
+#: Opens the store, says so, closes it when a line arrives on stdin, then waits for EOF.
+HOLDER = """
+import sys
+from pathlib import Path
+from hysem_assets.knowledge.schema import load_schema
+from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+kind, path = sys.argv[1], Path(sys.argv[2])
+if kind == "graph":
+    store = LadybugGraphStore(path)
+    store.ensure_schema(load_schema())
+else:
+    store = QdrantChunkStore(path=path)
+print("holding", flush=True)
+sys.stdin.readline()
+store.close()
+print("closed", flush=True)
+sys.stdin.read()
+"""
+
+STORES = {
+    "graph": (lambda path, timeout: LadybugGraphStore(path, lock_timeout=timeout), "kg.lbug", GraphStoreError),
+    "qdrant": (lambda path, timeout: QdrantChunkStore(path=path, lock_timeout=timeout), "qdrant", VectorStoreError),
+}
+
+
+@pytest.fixture(params=sorted(STORES))
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def _holder(kind: str, path: Path) -> subprocess.Popen:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, kind, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+def test_a_second_process_waits_until_the_store_is_closed(
+    store_kind: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    open_store, name, _ = STORES[store_kind]
+    path = tmp_path / name
+    holder = _holder(store_kind, path)
+    opened: list = []
+    try:
+        with caplog.at_level(logging.WARNING, logger="hysem_assets.stores.locking"):
+            opener = threading.Thread(target=lambda: opened.append((open_store(path, 60), time.monotonic())))
+            opener.start()
+            time.sleep(1.5)
+            assert opener.is_alive() and not opened, "the second opener did not wait"
+            assert holder.stdin is not None and holder.stdout is not None
+            holder.stdin.write("close\n")
+            holder.stdin.flush()
+            assert holder.stdout.readline().strip() == "closed"
+            released = time.monotonic()
+            opener.join(timeout=30)
+        assert opened, "the store never opened after the holder closed it"
+        store, opened_at = opened[0]
+        assert opened_at >= released - 0.5
+        store.close()
+        assert f"{path} is open in another process; waiting" in caplog.text
+    finally:
+        holder.communicate("")
+
+
+def test_a_store_held_past_the_timeout_is_a_clear_error(store_kind: str, tmp_path: Path) -> None:
+    open_store, name, error = STORES[store_kind]
+    path = tmp_path / name
+    holder = _holder(store_kind, path)
+    try:
+        with pytest.raises(error, match=f"{path} was still open in another process after 0 s.*lock_timeout_s"):
+            open_store(path, 0.3)
+    finally:
+        holder.communicate("\n")
+
+
+def test_closing_releases_the_store_within_one_process(store_kind: str, tmp_path: Path) -> None:
+    open_store, name, _ = STORES[store_kind]
+    for _ in range(2):
+        open_store(tmp_path / name, 0).close()
+
+
+def test_a_run_waits_for_the_graph_another_process_holds_and_says_so_in_its_log(isolated_home: Path) -> None:
+    holder = _holder("graph", isolated_home / "graph" / "kg.lbug")
+    dagster_home = isolated_home / "dagster"
+    dagster_home.mkdir()
+    (dagster_home / "dagster.yaml").write_text((PROJECT_ROOT / "config" / "dagster.yaml").read_text())
+    release = threading.Timer(3, lambda: (holder.stdin.write("close\n"), holder.stdin.flush()))
+    try:
+        with DagsterInstance.from_config(str(dagster_home)) as instance:
+            instance.add_dynamic_partitions("queries", ["q"])
+            release.start()
+            result = materialize(report_assets[:1], instance=instance, partition_key="q", resources=defs.resources)
+            assert result.success
+            messages = [event.user_message for event in instance.all_logs(result.run_id)]
+        assert any("is open in another process; waiting" in message for message in messages), messages
+    finally:
+        release.cancel()
+        holder.communicate("")
