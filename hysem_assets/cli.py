@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
 from hysem_assets import settings
+from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
 from hysem_assets.settings import ProfileError
 
 SAMPLE_QUERY = "air-pollution-cardio-ml"

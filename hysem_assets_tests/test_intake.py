@@ -15,7 +15,7 @@ from hysem_assets.sensors import added_query_sensor
 
 def _add(instance: DagsterInstance, **fields):
     """As the code location runs it: with hysem's resources (its Parquet IO manager among them)."""
-    return defs.get_job_def("add_query_job").execute_in_process(
+    return defs.resolve_job_def("add_query_job").execute_in_process(
         run_config={"ops": {"add_query": {"config": fields}}}, instance=instance, raise_on_error=False
     )
 

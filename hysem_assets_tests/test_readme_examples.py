@@ -28,4 +28,4 @@ def test_the_readme_shows_run_config_for_each_launchpad_job() -> None:
 @pytest.mark.parametrize("example", run_config_examples(), ids=lambda example: next(iter(example["ops"])))
 def test_a_readme_run_config_example_validates(example: dict) -> None:
     (op,) = example["ops"]
-    validate_run_config(defs.get_job_def(JOB_OF_OP[op]), example)
+    validate_run_config(defs.resolve_job_def(JOB_OF_OP[op]), example)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ import yaml
 
 from hysem_assets.backfill import graphql, repository_selector
 from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets.stores.neo4j_launcher import free_port
 
 SAMPLE = "air-pollution-cardio-ml"
 ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "ui"
@@ -38,12 +38,6 @@ class DagsterServer:
     home: Path
     config_dir: Path
     log: Path
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _write_workspace(path: Path) -> None:

@@ -20,10 +20,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hysem_assets.qa import DPO_KEYS
 from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.qa import DPO_KEYS
 from hysem_assets.settings import PROJECT_ROOT
-from hysem_assets_tests.ui.server import free_port, stop, wait_until_loaded
+from hysem_assets.stores.neo4j_launcher import free_port
+from hysem_assets_tests.ui.server import stop, wait_until_loaded
 
 SECTION = "## From the demo to the UI, new queries and a preference dataset"
 SERVER_COMMAND = "make ui"
