@@ -4,7 +4,8 @@ The extractive generator drafts for recall: its claims are the context sentences
 similar to the question, down to a low floor, each citing the chunk it came from. The
 rule-based auditor judges for precision: a claim passes if its words are found in the
 chunks it cites (support), it is close enough to the question to answer it (logic), and
-every citation is a metadata object of the context, copied exactly (protocol). Lower-ranked
+every citation is a metadata object of the context, copied exactly (protocol); a sentence
+that instructs a model instead of reporting a finding is rejected too. Lower-ranked
 sentences that the floor let in but that do not answer the question are what it rejects,
 and the revision drops exactly those, so the loop yields real preference pairs.
 """
@@ -24,6 +25,22 @@ from hysem_assets.qa.sources import ContextChunk
 
 _WORD = re.compile(r"\w+")
 MIN_SENTENCE_WORDS = 6
+#: Wordings of text addressed to a model rather than reporting a finding: a chunk carrying
+#: one is attempting a prompt injection, and quoting it as a claim would pass it on.
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b[^.]{0,60}\b(?:instructions?|prompts?|rules|guidelines)\b"
+    r"|\b(?:system|developer) prompt\b"
+    r"|\byou are (?:now|an? (?:ai|assistant|chatbot|(?:large )?language model))\b"
+    r"|\bas an ai\b"
+    r"|\b(?:cite|answer|respond|reply|output|say)\s+only\b"
+    r"|\bfor (?:every|each|any) (?:claim|answer|response|question) you\b",
+    re.IGNORECASE,
+)
+
+
+def reads_as_instruction(text: str) -> bool:
+    """True for text that instructs a model (``Ignore all previous instructions...``)."""
+    return bool(_INSTRUCTION.search(text))
 
 
 def content_words(text: str) -> list[str]:
@@ -97,11 +114,13 @@ class RuleAuditor:
                 notes.append("cites no source, or a source that is not a context metadata object copied exactly")
             if support < self.min_support:
                 notes.append(f"weak support: {support:.0%} of its words are in the cited text")
-            if relevance[n] < self.min_relevance:
+            answers = bool(relevance[n] >= self.min_relevance)
+            if not answers:
                 notes.append(f"does not answer the question (similarity {relevance[n]:.2f} < {self.min_relevance})")
-            findings.append(
-                Finding(n, support >= self.min_support, bool(relevance[n] >= self.min_relevance), citations_ok, "; ".join(notes))
-            )
+            if reads_as_instruction(claim.text):
+                answers = False
+                notes.append("reads as an instruction to a model, not a finding (a prompt injection in the source)")
+            findings.append(Finding(n, support >= self.min_support, answers, citations_ok, "; ".join(notes)))
         failed = [f for f in findings if not f.passed]
         feedback = "; ".join(f"claim {f.claim}: {f.note}" for f in failed) or "all claims supported and cited"
         return Verdict(not failed, tuple(findings), feedback, self.model)
