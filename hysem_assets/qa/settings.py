@@ -9,7 +9,7 @@ other mapping goes to :func:`hysem_assets.llm.build_backend` (vllm, openai, ...)
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -129,15 +129,14 @@ def open_engine(
     the embedder the chunks were indexed with), ``graph`` its ``assets.knowledge_graph``
     section (None: no graph, so no graph retrieval and no symbolic route).
     """
-    store = open_chunk_store(vectors)
-    graph_store = open_graph_store(graph) if graph is not None else None
-    try:
+    with ExitStack() as opened:  # chunk store first, then graph: the one order, so waiting never deadlocks
+        store = open_chunk_store(vectors)
+        opened.callback(store.close)
+        graph_store = open_graph_store(graph) if graph is not None else None
+        if graph_store is not None:
+            opened.callback(graph_store.close)
         yield build_engine(
             settings, query=query, store=store, index=KeywordIndex.load(keyword_folder(keyword_root(vectors), query)),
             embedder=vectors.embedder(), graph=graph_store, schema=load_schema(), spellings=term_spellings(canonical_terms),
             chunks=chunks, library=library, cache_dir=cache_dir,
         )
-    finally:
-        store.close()
-        if graph_store is not None:
-            graph_store.close()

@@ -3,7 +3,8 @@
 ladybug and Qdrant's local mode lock their files and refuse a second process outright,
 so two runs of a backfill, or ``hysem ask`` during a run, would fail on whichever came
 second. Every opener first takes an exclusive lock on a file beside the store and waits
-for it; servers (Neo4j, Qdrant) need no lock and take none.
+for it; servers (Neo4j, Qdrant) need no lock and take none. The one opener of both stores
+(the QA engine) takes the chunk store first, so no two waiters can hold what the other needs.
 """
 
 from __future__ import annotations
