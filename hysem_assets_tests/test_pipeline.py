@@ -78,6 +78,10 @@ def test_whole_graph_on_the_sample():
     assert list(answers["question"]) == questions
     assert answers["unresolved_citations"].sum() == 0 and answers["evidence_found"].all()
     assert "symbolic" in answers["route"].iloc[0]
+    # "ozone and heart disease", read through config/broader_terms.yaml, counts what the saved report counts
+    counting = json.loads(answers["json"].iloc[0])["claims"]
+    per_method = {m[1]: int(m[2]) for claim in counting if (m := re.fullmatch(r"(.+): (\d+) articles?\.", claim["text"]))}
+    assert per_method == dict(zip(report["method"], report["articles"], strict=True))
     citable = set(pd.read_parquet(asset_file("library", SAMPLE))["in_text_citation"])
     for record in answers["json"].map(json.loads):
         for claim in record["claims"]:

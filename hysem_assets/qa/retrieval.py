@@ -16,14 +16,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.knowledge.mentions import TermMatcher
 from hysem_assets.retrieval.embedding import Embedder
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.retrieval.search import Hit, dense_search, keyword_search, reciprocal_rank_fusion
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
-from hysem_assets.qa.terms import Terms, all_terms, recognise_terms
+from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms
 
 MENTIONS_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(:Article)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(t) "
@@ -51,7 +50,7 @@ class Retriever:
     index: KeywordIndex
     embedder: Embedder
     graph: GraphStore | None
-    matchers: Mapping[str, TermMatcher]
+    matchers: Mapping[str, QuestionMatcher]
     chunks: Mapping[str, ChunkRow]
     library: Library
     settings: RetrievalSettings = RetrievalSettings()

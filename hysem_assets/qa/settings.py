@@ -33,7 +33,7 @@ from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
 from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
 from hysem_assets.qa.sources import chunk_rows, library_records
-from hysem_assets.qa.terms import entity_matchers
+from hysem_assets.qa.terms import BroaderTerms, entity_matchers, load_broader_terms
 
 
 class QASettings(BaseModel):
@@ -83,12 +83,13 @@ def build_engine(
     spellings: Mapping[str, Mapping[str, str]],
     chunks: pd.DataFrame,
     library: pd.DataFrame,
+    broader: BroaderTerms | None = None,
     cache_dir: Path | None = None,
 ) -> QAEngine:
     """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table."""
     retriever = Retriever(
         query=query, store=store, index=index, embedder=embedder, graph=graph,
-        matchers=entity_matchers(schema, spellings), chunks=chunk_rows(chunks), library=library_records(library),
+        matchers=entity_matchers(schema, spellings, broader), chunks=chunk_rows(chunks), library=library_records(library),
         settings=settings.retrieval(),
     )
     writer: CypherWriter | None = (
@@ -109,6 +110,11 @@ def term_spellings(canonical_terms: pd.DataFrame | None = None) -> dict[str, dic
     dictionaries = {field: dict(d.spellings) for field, d in load_dictionaries().items()}
     mapped = mapping_vocabulary(canonical_terms) if canonical_terms is not None else {}
     return merge_vocabularies(dictionaries, mapped)
+
+
+def broader_terms() -> BroaderTerms:
+    """config/broader_terms.yaml, checked against the synonym dictionaries."""
+    return load_broader_terms(canonical={field: set(d.entries) for field, d in load_dictionaries().items()})
 
 
 @contextmanager
@@ -138,5 +144,5 @@ def open_engine(
         yield build_engine(
             settings, query=query, store=store, index=KeywordIndex.load(keyword_folder(keyword_root(vectors), query)),
             embedder=vectors.embedder(), graph=graph_store, schema=load_schema(), spellings=term_spellings(canonical_terms),
-            chunks=chunks, library=library, cache_dir=cache_dir,
+            chunks=chunks, library=library, broader=broader_terms(), cache_dir=cache_dir,
         )

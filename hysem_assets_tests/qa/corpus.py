@@ -19,6 +19,7 @@ from hysem_assets.knowledge.mentions import find_mentions, merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
 from hysem_assets.qa import QASettings, build_engine
 from hysem_assets.qa.answer import QAEngine
+from hysem_assets.qa.terms import BroaderTerms
 from hysem_assets.retrieval.embedding import Embedder
 from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
 from hysem_assets.retrieval.keyword import KeywordIndex
@@ -65,11 +66,11 @@ class Partition:
     chunks: pd.DataFrame
     library: pd.DataFrame
 
-    def engine(self, embedder: Embedder, **settings: object) -> QAEngine:
+    def engine(self, embedder: Embedder, broader: BroaderTerms | None = None, **settings: object) -> QAEngine:
         return build_engine(
             QASettings.model_validate({"k": 4, **settings}), query=self.query, store=self.store, index=self.index,
             embedder=embedder, graph=self.graph, schema=self.schema, spellings=SPELLINGS,
-            chunks=self.chunks, library=self.library,
+            chunks=self.chunks, library=self.library, broader=broader,
         )
 
 

@@ -35,6 +35,18 @@ def test_counting_question_is_answered_exactly_from_the_graph(partition, embedde
     assert answer["unresolved_citations"] == 0
 
 
+def test_a_broader_term_in_a_question_filters_on_every_term_it_covers(partition, embedder):
+    cardiac = ["coronary heart disease", "myocardial infarction", "heart failure"]
+    engine = partition.engine(embedder, broader={"health_outcome": {"heart disease": cardiac}})
+    answer = ask(engine, "Which machine-learning methods are used in studies of ozone and heart disease, and in how many articles?")
+    details = json.loads(answer["json"])
+    assert details["terms"] == {"HealthOutcome": cardiac, "Pollutant": ["ozone"]}
+    claims = [c["text"] for c in details["claims"]]
+    assert claims[0].startswith("4 articles")  # c-6 (stroke) and c-5 (NO2) are out
+    assert "random forest: 3 articles." in claims and "long short-term memory network: 1 article." in claims
+    assert not any(claim.startswith("gradient boosting") for claim in claims)
+
+
 def test_symbolic_route_falls_back_to_hybrid_when_the_graph_has_nothing(partition, embedder):
     answer = ask(partition.engine(embedder), "How many articles use random forest in studies of nitrogen dioxide?")
     details = json.loads(answer["json"])
