@@ -27,7 +27,7 @@ from hysem_assets.retrieval.settings import VectorIndexSettings
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 from hysem_assets.stores.settings import GraphSettings, keyword_root, open_chunk_store, open_graph_store
-from hysem_assets.terms import load_dictionaries
+from hysem_assets.terms import SynonymDictionary, load_dictionaries
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
@@ -105,16 +105,20 @@ def build_engine(
     )
 
 
-def term_spellings(canonical_terms: pd.DataFrame | None = None) -> dict[str, dict[str, str]]:
+def term_spellings(
+    canonical_terms: pd.DataFrame | None = None, dictionaries: Mapping[str, SynonymDictionary] | None = None
+) -> dict[str, dict[str, str]]:
     """``field -> spelling -> canonical``: the synonym dictionaries, plus the partition's mapped raw terms."""
-    dictionaries = {field: dict(d.spellings) for field, d in load_dictionaries().items()}
+    dictionaries = load_dictionaries() if dictionaries is None else dictionaries
+    spellings = {field: dict(d.spellings) for field, d in dictionaries.items()}
     mapped = mapping_vocabulary(canonical_terms) if canonical_terms is not None else {}
-    return merge_vocabularies(dictionaries, mapped)
+    return merge_vocabularies(spellings, mapped)
 
 
-def broader_terms() -> BroaderTerms:
+def broader_terms(dictionaries: Mapping[str, SynonymDictionary] | None = None) -> BroaderTerms:
     """config/broader_terms.yaml, checked against the synonym dictionaries."""
-    return load_broader_terms(canonical={field: set(d.entries) for field, d in load_dictionaries().items()})
+    dictionaries = load_dictionaries() if dictionaries is None else dictionaries
+    return load_broader_terms(canonical={field: set(d.entries) for field, d in dictionaries.items()})
 
 
 @contextmanager
@@ -135,6 +139,7 @@ def open_engine(
     the embedder the chunks were indexed with), ``graph`` its ``assets.knowledge_graph``
     section (None: no graph, so no graph retrieval and no symbolic route).
     """
+    dictionaries = load_dictionaries()
     with ExitStack() as opened:  # chunk store first, then graph: the one order, so waiting never deadlocks
         store = open_chunk_store(vectors)
         opened.callback(store.close)
@@ -143,6 +148,6 @@ def open_engine(
             opened.callback(graph_store.close)
         yield build_engine(
             settings, query=query, store=store, index=KeywordIndex.load(keyword_folder(keyword_root(vectors), query)),
-            embedder=vectors.embedder(), graph=graph_store, schema=load_schema(), spellings=term_spellings(canonical_terms),
-            chunks=chunks, library=library, broader=broader_terms(), cache_dir=cache_dir,
+            embedder=vectors.embedder(), graph=graph_store, schema=load_schema(), spellings=term_spellings(canonical_terms, dictionaries),
+            chunks=chunks, library=library, broader=broader_terms(dictionaries), cache_dir=cache_dir,
         )
