@@ -1,7 +1,8 @@
 """Deduplication quality against labelled bibliographies, side by side with bib-dedupe.
 
 Every folder under the data directory holding ``records_pre_merged.csv`` and
-``merged_record_ids.csv`` (true duplicate groups, "id_a;id_b;...") is one dataset.
+``merged_record_ids.csv`` (true duplicate groups, "id_a;id_b;...") is one dataset,
+and so is the team's adversarial set (look-alike records that must stay apart).
 For each dataset and method the script prints pairwise precision, recall, F1 and
 seconds; methods are hysem's ``cluster_records``, bib-dedupe with its defaults
 (when installed), and clustering on exactly equal normalized titles. It then
@@ -15,50 +16,31 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable, Iterable
-from itertools import combinations
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 from tabulate import tabulate
 
 from hysem_assets.dedup import cluster_records, standardize_columns
+from hysem_assets.dedup.evaluation import groups_of, is_labelled_set, pairs_of, pairwise_scores, read_labelled_set
 from hysem_assets.dedup.normalize import normalize_title
 
-DEFAULT_DATA = (
-    Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "dedup_bib_dedupe"
-)
-LABELLED_FILES = ("records_pre_merged.csv", "merged_record_ids.csv")
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "realdata" / "dedup_bib_dedupe"
+ADVERSARIAL = ROOT / "hysem_assets_tests" / "dedup" / "adversarial"
 Groups = list[list[str]]
-
-
-def pairs_of(groups: Iterable[Iterable[str]]) -> set[tuple[str, str]]:
-    """All unordered record-id pairs inside each group."""
-    return {pair for group in groups for pair in combinations(sorted(group), 2)}
-
-
-def scores(found: set[tuple[str, str]], truth: set[tuple[str, str]]) -> tuple[float, float, float]:
-    """Pairwise precision, recall and F1."""
-    hits = len(found & truth)
-    precision = hits / len(found) if found else 1.0
-    recall = hits / len(truth) if truth else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
-
-
-def _groups_from_labels(record_ids: pd.Series, labels: Iterable[str]) -> Groups:
-    return pd.Series(record_ids.to_numpy()).groupby(list(labels)).agg(list).tolist()
 
 
 def run_hysem(records: pd.DataFrame) -> Groups:
     standard = standardize_columns(records)
-    return _groups_from_labels(standard["record_id"], cluster_records(standard).cluster_id)
+    return groups_of(standard["record_id"], cluster_records(standard).cluster_id)
 
 
 def run_exact_title(records: pd.DataFrame) -> Groups:
     standard = standardize_columns(records)
     titles = [normalize_title(t) or f"\x00{i}" for i, t in enumerate(standard["title"])]
-    return _groups_from_labels(standard["record_id"], titles)
+    return groups_of(standard["record_id"], titles)
 
 
 def run_bib_dedupe(records: pd.DataFrame) -> Groups:
@@ -86,19 +68,17 @@ def methods() -> dict[str, Callable[[pd.DataFrame], Groups]]:
 
 
 def evaluate_dataset(folder: Path) -> list[list[object]]:
-    """One table row per method for the dataset in ``folder``."""
-    records = pd.read_csv(folder / "records_pre_merged.csv", dtype=str, keep_default_na=False)
-    records = records.replace("", None)
-    labels = pd.read_csv(folder / "merged_record_ids.csv", dtype=str)["merged_ids"]
-    truth = pairs_of(group.split(";") for group in labels.dropna())
+    """One table row per method for the dataset in ``folder``, with F1 relative to bib-dedupe's."""
+    records, truth = read_labelled_set(folder)
     rows = []
     for name, method in methods().items():
         started = time.perf_counter()
         groups = method(records.copy())
         seconds = time.perf_counter() - started
-        precision, recall, f1 = scores(pairs_of(groups), truth)
+        precision, recall, f1 = pairwise_scores(pairs_of(groups), truth)
         rows.append([folder.name, len(records), name, precision, recall, f1, seconds])
-    return rows
+    baseline = next((row[5] for row in rows if row[2] == "bib-dedupe"), None)
+    return [[*row, row[5] / baseline if baseline else None] for row in rows]
 
 
 def test_case_accuracy(path: Path) -> tuple[int, int, list[str]]:
@@ -118,17 +98,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
-    folders = sorted(
-        folder
-        for folder in args.data.iterdir()
-        if all((folder / name).exists() for name in LABELLED_FILES)
-    )
+    folders = sorted(folder for folder in args.data.iterdir() if is_labelled_set(folder)) + [ADVERSARIAL]
     rows = [row for folder in folders for row in evaluate_dataset(folder)]
     print(
         tabulate(
             rows,
-            headers=["dataset", "records", "method", "precision", "recall", "F1", "seconds"],
-            floatfmt=("", "", "", ".4f", ".4f", ".4f", ".2f"),
+            headers=["dataset", "records", "method", "precision", "recall", "F1", "seconds", "F1 / bib-dedupe"],
+            floatfmt=("", "", "", ".4f", ".4f", ".4f", ".2f", ".3f"),
         )
     )
     cases_file = args.data / "test_cases.json"

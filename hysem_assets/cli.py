@@ -186,17 +186,33 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).")
-def dedupe(input_path: Path, output: Path) -> None:
+@click.option("--explain", nargs=2, metavar="ID1 ID2",
+              help="Print why these two records were or were not merged, instead of writing the rows.")
+def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | None) -> None:
     """Find duplicates in a bibliography export (CSV, RIS or BibTeX) with hysem's matcher.
 
     Writes the same rows in the same order with a ``cluster_id`` column: rows that
     share one are the same work. Problems in the input are reported, never dropped.
+    ``--explain ID1 ID2`` prints the evidence for and against merging two records.
     """
-    from hysem_assets.dedup import dedupe_table, read_bibliography
+    from hysem_assets.dedup import dedupe_table, explain_table, read_bibliography
 
+    if not explain and output is None:
+        raise click.UsageError("Give -o FILE for the deduplicated rows, or --explain ID1 ID2.")
     frame = read_bibliography(input_path)
+    if explain:
+        try:
+            explanation, warnings = explain_table(frame, *explain)
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+        mentioned = [w for w in warnings if any(f"'{record_id}'" in w for record_id in explain)]
+        for warning in mentioned:
+            click.echo(f"warning: {warning}", err=True)
+        for line in explanation.lines():
+            click.echo(line)
+        return
     result, warnings = dedupe_table(frame)
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)

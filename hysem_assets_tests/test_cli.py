@@ -88,6 +88,18 @@ def test_dedupe_command_adds_cluster_ids_and_reports_bad_rows(tmp_path: Path):
     assert "no usable title" in result.output and "Line 5" in result.output
 
 
+def test_dedupe_explain_prints_the_evidence_and_rejects_unknown_ids():
+    source = Path(__file__).parent / "dedup" / "adversarial" / "records_pre_merged.csv"
+    result = CliRunner().invoke(main, ["dedupe", str(source), "--explain", "rec-08", "rec-09"])
+    assert result.exit_code == 0, result.output
+    assert "'rec-08' and 'rec-09': not merged" in result.output
+    assert "because issues differ (12, 13)" in result.output and "evidence against: pages -6, issue -6" in result.output
+    unknown = CliRunner().invoke(main, ["dedupe", str(source), "--explain", "rec-08", "nope"])
+    assert unknown.exit_code == 1 and "No record with ID 'nope'" in unknown.output
+    neither = CliRunner().invoke(main, ["dedupe", str(source)])
+    assert neither.exit_code == 2 and "--explain" in neither.output
+
+
 def test_parse_command_writes_markdown_and_reports_bad_files(tmp_path: Path):
     files = default_snapshot_dir() / "files"
     output = tmp_path / "paper.md"

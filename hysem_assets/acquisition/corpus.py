@@ -90,7 +90,8 @@ def deduped_corpus(
                 context.log.warning(f"{source} {failure.where}: {failure.reason}")
             lookups.append(outcome)
     corpus = apply_enrichment(corpus, lookups, retracted_clusters(raw, clusters.cluster_id))
-    corpus["provenance"] = corpus["provenance"].map(lambda value: json.dumps(value, sort_keys=True))
+    for column in ("provenance", "merge_evidence"):
+        corpus[column] = corpus[column].map(lambda value: json.dumps(value, sort_keys=True))
 
     yield Output(corpus, metadata=_metadata(raw, corpus, clusters.pairs, lookups, time.monotonic() - started))
     yield from _check_results(raw, corpus, clusters.cluster_id)

@@ -17,16 +17,17 @@ import pandas as pd
 
 from hysem_assets.dedup.blocking import candidate_pairs
 from hysem_assets.dedup.features import RecordFeatures, record_features
-from hysem_assets.dedup.match import compare, title_similarity
+from hysem_assets.dedup.match import compare, describe_evidence, title_similarity
 from hysem_assets.dedup.unionfind import UnionFind
 
 #: Identifier fields in linking order (``doi_work``: the DOI without version suffix).
 IDENTIFIERS = ("doi_work", "pmid", "openalex_id")
 #: Below this title similarity a shared identifier is doubted (see ``_identifier_doubtful``).
 IDENTIFIER_TITLE_FLOOR = 0.6
-PAIR_COLUMNS = ("record_id_a", "record_id_b", "rule", "score", "points")
-#: A link between two rows: (row, row, rule, score, points or None for identifiers).
-Link = tuple[int, int, str, float, int | None]
+PAIR_COLUMNS = ("record_id_a", "record_id_b", "rule", "score", "points", "evidence")
+#: A link between two rows: (row, row, rule, score, points or None for identifiers,
+#: evidence as "field points" terms, e.g. "title +8, year +1, pages -6").
+Link = tuple[int, int, str, float, int | None, str]
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class ClusterResult:
 
     ``pairs`` holds one row per link: the two record ids, the rule ("doi", "pmid",
     "openalex_id", or "title+author+year+..." naming the agreeing fields), the
-    title similarity as score (1.0 for identifiers) and the evidence points.
+    title similarity as score (1.0 for identifiers), the evidence points and the
+    evidence itself (every field's points, for and against).
     """
 
     cluster_id: pd.Series
@@ -71,13 +73,14 @@ def _link_identifiers(
             value = getattr(record, field)
             if value:
                 holders[value].append(index)
-        for members in holders.values():
+        for value, members in holders.items():
             for position, index in enumerate(members[1:], start=1):
                 for earlier in members[:position]:
                     if _identifier_doubtful(features[earlier], features[index]):
                         continue
                     if union_find.union(earlier, index):
-                        links.append((earlier, index, field.removesuffix("_work"), 1.0, None))
+                        name = field.removesuffix("_work")
+                        links.append((earlier, index, name, 1.0, None, f"same {name} {value}"))
                         break
     return links
 
@@ -88,11 +91,11 @@ def _link_bibliographic(
     matches = []
     for i, j in candidate_pairs(features):
         match = compare(features[i], features[j])
-        if match is not None:
+        if match.duplicate:
             matches.append((i, j, match))
     matches.sort(key=lambda item: (-item[2].points, -item[2].similarity, item[0], item[1]))
     return [
-        (i, j, match.rule, match.similarity, match.points)
+        (i, j, match.rule, match.similarity, match.points, describe_evidence(match.evidence))
         for i, j, match in matches
         if union_find.union(i, j, max_span=1)
     ]

@@ -7,13 +7,21 @@ exports (``author`` strings, ``number`` for the issue); both map onto one
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import pandas as pd
 from rapidfuzz.distance import Indel
 
+from hysem_assets.dedup.distinctions import (
+    is_recurring_title,
+    looks_like_record_numbers,
+    normalize_issue,
+    title_letters,
+    venue_years,
+)
 from hysem_assets.dedup.normalize import (
     PARTICLES,
     fold,
@@ -79,21 +87,28 @@ class RecordFeatures:
     """What matching looks at for one record.
 
     ``title_keys`` holds the normalized title without spaces first, then the language
-    versions of a bilingual title; ``title_sizes`` are their word counts.
-    ``doi_work`` is the DOI without version suffix.
+    versions of a bilingual title; ``title_sizes`` are their word counts and
+    ``title_words`` the words of the first. ``recurring`` marks a title that names a
+    recurring item ("Editorial", or one title printed in several volumes of the
+    input). ``doi_work`` is the DOI without version suffix.
     """
 
     title_keys: tuple[str, ...]
     title_sizes: tuple[int, ...]
+    title_words: tuple[str, ...]
     numbers: frozenset[str]
+    letters: frozenset[str]
     notice: str
+    recurring: bool
     authors: tuple[Author, ...]
     author_words: frozenset[str]
     year: int | None
     volume: str | None
+    issue: str | None
     page: str | None
     page_range: str | None
     journal: tuple[str, ...]
+    venue_years: frozenset[int]
     kind: str
     doi_work: str | None
     pmid: str | None
@@ -129,19 +144,49 @@ def _authors(names: Any, first_author: Any) -> tuple[Author, ...]:
     return tuple(parsed)
 
 
+def _mark_recurring(features: list[RecordFeatures]) -> list[RecordFeatures]:
+    """Mark titles that the input itself shows printed in several volumes or issues:
+    whatever the words, such a title names a series of items."""
+    places: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for record in features:
+        if record.title_key:
+            places[record.title_key].update(
+                (field, value)
+                for field, value in (("volume", record.volume), ("issue", record.issue))
+                if value is not None
+            )
+    series = {
+        key
+        for key, seen in places.items()
+        if any(sum(field == name for field, _ in seen) > 1 for name in ("volume", "issue"))
+    }
+    return [
+        replace(record, recurring=True) if record.title_key in series else record
+        for record in features
+    ]
+
+
 def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
     """Features for every row of ``frame``, in row order; names come from ``authors``
-    (a list) or else ``author`` (a string), else ``first_author``."""
+    (a list) or else ``author`` (a string), else ``first_author``.
+
+    An ``issue`` column that numbers the export's records (see
+    ``looks_like_record_numbers``) is not read.
+    """
     author_lists = [
         names if not is_missing(names) else text
         for names, text in zip(_column(frame, "authors"), _column(frame, "author"))
     ]
+    issues = _column(frame, "issue")
+    if looks_like_record_numbers(issues):
+        issues = [None] * len(frame)
     rows = zip(
         _column(frame, "title"),
         author_lists,
         _column(frame, "first_author"),
         _column(frame, "year"),
         _column(frame, "volume"),
+        issues,
         _column(frame, "pages"),
         _column(frame, "journal"),
         _column(frame, "item_type"),
@@ -150,32 +195,38 @@ def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
         _column(frame, "openalex_id"),
     )
     features = []
-    for title, names, first, year, volume, pages, journal, item_type, doi, pmid, oa in rows:
+    for title, names, first, year, volume, issue, pages, journal, item_type, doi, pmid, oa in rows:
         venue = normalize_journal(journal)
         page_range = normalize_pages(pages)
         titles = title_variants(title)
         if titles and titles[0] in venue:
             titles = ()  # a title that only repeats the venue names no paper
         authors = _authors(names, first)
+        words = tuple(titles[0].split()) if titles else ()
         features.append(
             RecordFeatures(
                 title_keys=tuple(t.replace(" ", "") for t in titles),
                 title_sizes=tuple(len(t.split()) for t in titles),
+                title_words=words,
                 numbers=title_numbers(titles[0] if titles else ""),
+                letters=title_letters(words),
                 notice=notice_kind(title, item_type),
+                recurring=bool(titles) and is_recurring_title(titles[0]),
                 authors=authors,
                 author_words=frozenset().union(
                     *(a.surnames if a.ordered else a.words for a in authors)
                 ),
                 year=parse_year(year),
                 volume=normalize_volume(volume),
+                issue=normalize_issue(issue),
                 page=page_range.split("-", 1)[0] if page_range else None,
                 page_range=page_range,
                 journal=venue,
+                venue_years=venue_years(venue),
                 kind=venue_kind(venue, item_type),
                 doi_work=doi_work_key(_identifier_text(doi)),
                 pmid=normalize_pmid(_identifier_text(pmid)),
                 openalex_id=strip_openalex_id(_identifier_text(oa)),
             )
         )
-    return features
+    return _mark_recurring(features)

@@ -2,27 +2,44 @@
 
 Evidence is added up in points, the way a Fellegi-Sunter match weight is: a close
 title is the main evidence (worth more the longer the title), agreeing fields
-support it, contradicting fields count against it. Some differences end the
-comparison outright, because they mean different records whatever else agrees:
+support it, contradicting fields count against it. A false merge silently drops a
+study from a review, so some differences end the comparison outright, because they
+mean different records whatever else agrees:
 
 - a notice (erratum, comment, reply) against its paper;
 - a conference paper or preprint against a journal article;
 - different DOIs;
-- years more than one apart (any difference for conference papers);
-- two of journal, volume and pages disagreeing (another publication);
-- different numbers in the title ("phase I"/"phase II", "2019 update"/"2021
-  update", "X"/"X: part 2"), unless the pages agree (then the number is a typo).
+- years more than one apart; a year apart for conference papers of different
+  venues, and for any two records printed on different pages;
+- a different volume, issue or printed page range (the recurring "Editorial" of
+  one journal, told apart only by where it was printed);
+- different numbers or single letters in the title ("phase I"/"phase II",
+  "hepatitis B"/"hepatitis C"), unless the pages agree (then it is a typo);
+- a population, stage or design word in one title and not the other ("adults" /
+  "children", "protocol" / results).
 
-Without a close title only the full locator (first author, year, journal, volume,
-page range) identifies an article, as for a title translated two ways.
+Short and recurring titles ("Editorial", "Introduction to the special issue", or a
+title the input shows in several volumes) identify nothing by themselves: they need
+first author, year and place of publication to agree. Without a close title only
+the full locator (first author, year, journal, volume, page range) identifies an
+article, as for a title translated two ways; a record without a title has no title
+evidence at all and links only through an identifier.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from rapidfuzz.distance import Indel
 
+from hysem_assets.dedup.distinctions import (
+    contrasting_words,
+    issues_conflict,
+    online_first,
+    pages_conflict,
+    pages_overlap,
+)
 from hysem_assets.dedup.features import RecordFeatures
 from hysem_assets.dedup.normalize import journals_agree
 
@@ -36,19 +53,37 @@ SHORT_TITLE_WORDS = 3
 _TITLE_POINTS = ((0.97, (3, 6, 8)), (0.92, (0, 4, 6)), (MIN_TITLE_SIMILARITY, (0, 2, 4)))
 #: A title that is the other's title minus a subtitle.
 _SUBTITLE_POINTS = 4
-#: Fields that place an article; two of them disagreeing mean another publication.
-_PLACE = ("journal", "volume", "pages")
+#: Another issue or printed page range: strong evidence of another item of the journal.
+_PLACE_CONFLICT_POINTS = -6
+#: Titles of at least this many words may outweigh a place conflict (see ``compare``).
+LONG_TITLE_WORDS = 7
 #: Fields that together locate an article without its title.
 _LOCATOR = ("author", "year", "journal", "volume", "pages")
 
 
 @dataclass(frozen=True, slots=True)
-class Match:
-    """A pair judged duplicate: the agreeing fields, title similarity and points."""
+class Assessment:
+    """The verdict on one pair and what it rests on.
 
-    rule: str
+    ``evidence`` holds (field, points) for the title and every field both records
+    have; ``reason`` says in words why the pair is or is not a duplicate; ``rule``
+    names the agreeing fields of a duplicate ("title+year+author", "locator").
+    """
+
+    duplicate: bool
+    reason: str
     similarity: float
-    points: int
+    evidence: tuple[tuple[str, int], ...]
+    rule: str = ""
+
+    @property
+    def points(self) -> int:
+        return sum(points for _, points in self.evidence)
+
+
+def describe_evidence(evidence: tuple[tuple[str, int], ...]) -> str:
+    """"title +8, year +1, pages -6": each field with the points it gave."""
+    return ", ".join(f"{field} {points:+d}" for field, points in evidence)
 
 
 def title_similarity(a: RecordFeatures, b: RecordFeatures) -> tuple[float, int]:
@@ -64,7 +99,7 @@ def title_similarity(a: RecordFeatures, b: RecordFeatures) -> tuple[float, int]:
 
 
 def _title_points(a: RecordFeatures, b: RecordFeatures, similarity: float, words: int) -> int:
-    size = 0 if words <= SHORT_TITLE_WORDS else 1 if words < 7 else 2
+    size = 0 if words <= SHORT_TITLE_WORDS else 1 if words < LONG_TITLE_WORDS else 2
     for lowest, points in _TITLE_POINTS:
         if similarity >= lowest:
             return points[size]
@@ -72,23 +107,76 @@ def _title_points(a: RecordFeatures, b: RecordFeatures, similarity: float, words
     return _SUBTITLE_POINTS if size and longer.startswith(shorter) else 0
 
 
-def _incompatible(a: RecordFeatures, b: RecordFeatures) -> bool:
-    """Differences that make two records distinct whatever else agrees.
+def _conference_year_shift_allowed(a: RecordFeatures, b: RecordFeatures) -> bool:
+    """A proceedings paper listed a year later (the volume appeared the next year): the
+    venue names the other record's year, or both name one venue."""
+    if a.year in b.venue_years or b.year in a.venue_years:
+        return True
+    return bool(a.journal and b.journal and journals_agree(a.journal, b.journal))
+
+
+def _years_veto(a: RecordFeatures, b: RecordFeatures) -> str | None:
+    if a.year is None or b.year is None or a.year == b.year:
+        return None
+    if abs(a.year - b.year) > 1:
+        return f"published {abs(a.year - b.year)} years apart ({a.year}, {b.year})"
+    if "conference" in (a.kind, b.kind) and not _conference_year_shift_allowed(a, b):
+        return f"conference papers of different years ({a.year}, {b.year}) and venues"
+    if (
+        a.page and b.page and a.page != b.page
+        and not pages_overlap(a.page_range, b.page_range)
+        and not (online_first(a.page_range) or online_first(b.page_range))
+    ):
+        return f"a year apart ({a.year}, {b.year}) and on other pages ({a.page_range}, {b.page_range})"
+    return None
+
+
+def _year_like(volume: str) -> bool:
+    """Some databases give the year as the volume (Cochrane reviews): no conflict then."""
+    return volume.isdigit() and 1900 <= int(volume) <= 2100
+
+
+def _place_veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str | None:
+    """Printed in another volume, or in another issue or page range: another item of
+    the journal (its recurring "Editorial"). Only a long, non-recurring title may
+    outweigh another issue or page range, against ``_PLACE_CONFLICT_POINTS``."""
+    if a.volume and b.volume and a.volume != b.volume and not (_year_like(a.volume) or _year_like(b.volume)):
+        return f"volumes differ ({a.volume}, {b.volume})"
+    if long_title and not (a.recurring or b.recurring):
+        return None
+    if issues_conflict(a.issue, b.issue):
+        return f"issues differ ({a.issue}, {b.issue})"
+    if pages_conflict(a.page_range, b.page_range):
+        return f"page ranges differ ({a.page_range}, {b.page_range})"
+    return None
+
+
+def _veto(a: RecordFeatures, b: RecordFeatures) -> str | None:
+    """The difference that makes two records distinct whatever else agrees, in words.
 
     Conference and journal kinds only conflict across venues: one venue typed
-    differently by two databases is still one venue. A year apart is tolerated for
-    journals (online first, then in print) but not for conferences, whose annual
-    series repeat titles ("Introduction to the minitrack on ...").
+    differently by two databases is still one venue.
     """
-    years, kinds = (a.year, b.year), (a.kind, b.kind)
-    return (
-        a.notice != b.notice
-        or bool(
-            a.kind and b.kind and a.kind != b.kind and not journals_agree(a.journal, b.journal)
-        )
-        or bool(a.doi_work and b.doi_work and a.doi_work != b.doi_work)
-        or (None not in years and abs(a.year - b.year) > (0 if "conference" in kinds else 1))
-    )
+    if a.notice != b.notice:
+        return f"{a.notice or 'a paper'} against {b.notice or 'a paper'}"
+    if a.kind and b.kind and a.kind != b.kind and not journals_agree(a.journal, b.journal):
+        return f"{a.kind} against {b.kind}"
+    if a.doi_work and b.doi_work and a.doi_work != b.doi_work:
+        return f"different DOIs ({a.doi_work}, {b.doi_work})"
+    return _years_veto(a, b)
+
+
+def _title_veto(a: RecordFeatures, b: RecordFeatures, evidence: dict[str, int]) -> str | None:
+    """Close titles whose differing words name another study or another part; on the
+    same pages they are one article whose title was typed or translated differently."""
+    if evidence.get("pages", 0) > 0:
+        return None
+    if a.numbers != b.numbers:
+        return f"numbers in the titles differ ({' '.join(sorted(a.numbers)) or '-'} | {' '.join(sorted(b.numbers)) or '-'})"
+    if a.letters and b.letters and a.letters != b.letters:
+        return f"letters in the titles differ ({' '.join(sorted(a.letters))} | {' '.join(sorted(b.letters))})"
+    words = contrasting_words(a.title_words, b.title_words)
+    return f"title words differ ({words})" if words else None
 
 
 def _author_overlap(a: RecordFeatures, b: RecordFeatures) -> float:
@@ -110,22 +198,32 @@ def _field_evidence(a: RecordFeatures, b: RecordFeatures) -> list[tuple[str, int
         evidence.append(("author", 2 if a.authors[0].same_as(b.authors[0]) else -5))
         if min(len(a.authors), len(b.authors)) > 1 and _author_overlap(a, b) >= 0.5:
             evidence.append(("authors", 1))
-    if a.page and b.page:
-        if a.page == b.page:
-            evidence.append(("pages", 2))
-        elif "1" not in (a.page, b.page):  # online-first versions start at page 1
-            evidence.append(("pages", -3))
-    if a.volume and b.volume:
-        evidence.append(("volume", 1 if a.volume == b.volume else -2))
+    if a.page and b.page and a.page == b.page:
+        evidence.append(("pages", 2))
+    elif pages_conflict(a.page_range, b.page_range):
+        evidence.append(("pages", _PLACE_CONFLICT_POINTS))
+    elif a.page and b.page and "1" not in (a.page, b.page) and not pages_overlap(a.page_range, b.page_range):
+        evidence.append(("pages", -3))  # article number against pages; online-first versions start at 1
+    if a.volume and b.volume and a.volume == b.volume:
+        evidence.append(("volume", 1))
+    if a.issue and b.issue:
+        if a.issue == b.issue:
+            evidence.append(("issue", 1))
+        elif issues_conflict(a.issue, b.issue):
+            evidence.append(("issue", _PLACE_CONFLICT_POINTS))
     if a.journal and b.journal:
         evidence.append(("journal", 1 if journals_agree(a.journal, b.journal) else -2))
     return evidence
 
 
-def _short_title_confirmed(evidence: dict[str, int]) -> bool:
-    """Short titles need the first author, the year and the place of publication."""
-    located = evidence.get("pages", 0) > 0 or (
-        evidence.get("volume", 0) > 0 and evidence.get("journal", 0) > 0
+def _confirmed(a: RecordFeatures, b: RecordFeatures, evidence: dict[str, int]) -> bool:
+    """Short and recurring titles need the first author, the year and the place of
+    publication: the pages, the journal's volume, or the venue of a conference (one
+    proceedings a year)."""
+    located = (
+        evidence.get("pages", 0) > 0
+        or (evidence.get("volume", 0) > 0 and evidence.get("journal", 0) > 0)
+        or (a.kind == b.kind == "conference" and evidence.get("journal", 0) > 0)
     )
     return evidence.get("author", 0) > 0 and evidence.get("year", 0) > 0 and located
 
@@ -141,25 +239,35 @@ def _located(a: RecordFeatures, b: RecordFeatures, evidence: dict[str, int]) -> 
     )
 
 
-def compare(a: RecordFeatures, b: RecordFeatures) -> Match | None:
-    """The match between two records, or None when they are not duplicates."""
-    if _incompatible(a, b):
-        return None
+def compare(a: RecordFeatures, b: RecordFeatures) -> Assessment:
+    """Whether two records are duplicates, with the evidence for and against."""
     similarity, words = title_similarity(a, b)
     title = _title_points(a, b, similarity, words)
-    evidence = dict(_field_evidence(a, b))
+    fields = _field_evidence(a, b)
+    evidence = dict(fields)
+    items = (("title", title),) * (title > 0) + tuple(fields)
+    verdict = partial(Assessment, similarity=round(similarity, 4), evidence=items)
+    another_journal = evidence.get("journal", 0) < 0 and evidence.get("pages", 0) < 0
+    veto = (
+        _veto(a, b)
+        or _place_veto(a, b, title > 0 and words >= LONG_TITLE_WORDS)
+        or ("another journal and other pages" if another_journal else None)
+        or (_title_veto(a, b, evidence) if title > 0 else None)
+    )
+    if veto:
+        return verdict(False, veto)
     if title <= 0:
-        if not _located(a, b, evidence):
-            return None
-        return Match("locator", round(similarity, 4), sum(evidence.values()))
-    if sum(evidence.get(field, 0) < 0 for field in _PLACE) >= 2:
-        return None  # another publication: an abstract in two journals, a digest, an erratum
-    if a.numbers != b.numbers and evidence.get("pages", 0) <= 0:
-        return None  # "part 1"/"part 2"; only the same pages outweigh a number typo
+        if not a.title_key or not b.title_key:
+            return verdict(False, "a record has no title: only a shared identifier can link it")
+        if _located(a, b, evidence):
+            reason = "titles differ but first author, year, journal, volume and page range agree"
+            return verdict(True, reason, rule="locator")
+        return verdict(False, f"titles differ (similarity {similarity:.2f})")
     points = title + sum(evidence.values())
     if points < THRESHOLD:
-        return None
-    if words <= SHORT_TITLE_WORDS and not _short_title_confirmed(evidence):
-        return None
-    agreed = [field for field, value in evidence.items() if value > 0]
-    return Match("+".join(["title", *agreed]), round(similarity, 4), points)
+        return verdict(False, f"{points} points, {THRESHOLD} needed")
+    if (words <= SHORT_TITLE_WORDS or a.recurring or b.recurring) and not _confirmed(a, b, evidence):
+        kind = "recurring" if a.recurring or b.recurring else "short"
+        return verdict(False, f"a {kind} title needs first author, year and place of publication to agree")
+    agreed = [field for field, value in items if value > 0]
+    return verdict(True, f"{points} points, {THRESHOLD} needed", rule="+".join(agreed))

@@ -32,7 +32,7 @@ _IDENTITY = ("source", "source_id", "raw")
 #: Fields taken together from the member that supplies the group's first field.
 _GROUPS = (_IDENTITY, ("authors", "first_author"))
 _FIELD_GROUPS = (*_GROUPS, *((f,) for f in CORE_COLUMNS if not any(f in g for g in _GROUPS)))
-MERGED_COLUMNS = ("cluster_id", "record_ids", "sources", *CORE_COLUMNS, "provenance")
+MERGED_COLUMNS = ("cluster_id", "record_ids", "sources", *CORE_COLUMNS, "provenance", "merge_evidence")
 
 
 def _completeness(field: str, value: Any) -> int:
@@ -84,13 +84,24 @@ def _merge_cluster(
     }
 
 
+def _links_by_cluster(clusters: ClusterResult, record_ids: list[str], cluster_ids: pd.Series) -> dict[str, list[dict]]:
+    """The links that built each cluster, as plain dicts (record ids, rule, score,
+    points, evidence), so that a reviewer can see why records were merged."""
+    cluster_of = dict(zip(record_ids, cluster_ids))
+    links: dict[str, list[dict]] = {}
+    for link in clusters.pairs.astype(object).where(clusters.pairs.notna(), None).to_dict("records"):
+        links.setdefault(cluster_of[link["record_id_a"]], []).append(link)
+    return links
+
+
 def merge_clusters(
     frame: pd.DataFrame,
     clusters: ClusterResult,
     authority: Sequence[str] = ("pubmed", "scopus", "openalex"),
 ) -> pd.DataFrame:
     """One row per cluster: ``cluster_id``, ``record_ids``, ``sources``, the canonical
-    value of every core column and ``provenance`` (field -> record_id it came from).
+    value of every core column, ``provenance`` (field -> record_id it came from) and
+    ``merge_evidence`` (the links that merged the cluster's records; empty for one record).
 
     ``frame`` needs ``record_id``; ``clusters`` must come from ``cluster_records`` on
     the same rows. Every record id appears in exactly one output row.
@@ -107,4 +118,7 @@ def merge_clusters(
         row["record_id"] = str(row["record_id"])
         members.setdefault(cluster_id, []).append(row)
     merged = [_merge_cluster(cid, group, tuple(authority)) for cid, group in members.items()]
+    links = _links_by_cluster(clusters, [row["record_id"] for row in rows], cluster_ids)
+    for row in merged:
+        row["merge_evidence"] = links.get(row["cluster_id"], [])
     return pd.DataFrame(merged, columns=list(MERGED_COLUMNS))

@@ -173,8 +173,9 @@ def notice_kind(title: Any, item_type: Any = None) -> str:
 
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7",
           "viii": "8", "ix": "9", "x": "10"}  # fmt: skip
-_ORDINAL_QUALIFIERS = frozenset(
-    "phase part type stage grade class series section volume vol chapter study trial".split()
+#: Words after which a numeral or a letter labels one of several ("phase II", "cohort A").
+ORDINAL_QUALIFIERS = frozenset(
+    "phase part type stage grade class series section volume vol chapter study trial cohort arm group".split()
 )
 
 
@@ -188,7 +189,7 @@ def title_numbers(title: str) -> frozenset[str]:
     found.update(
         _ROMAN[word]
         for before, word in zip(words, words[1:])
-        if word in _ROMAN and before in _ORDINAL_QUALIFIERS
+        if word in _ROMAN and before in ORDINAL_QUALIFIERS
     )
     return frozenset(found)
 
@@ -267,7 +268,7 @@ def name_is_ordered(name: str) -> bool:
 
 # -- venue, volume, pages, year ----------------------------------------------------------
 
-_PARENTHETICAL = re.compile(r"\([^)]*\)")
+_PARENTHETICAL = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _VENUE_STOPWORDS = frozenset("the of and in for on de d la le l der des du und fur et an".split())
 
 
@@ -288,8 +289,8 @@ def normalize_journal(value: Any) -> tuple[str, ...]:
 
     PubMed writes "Ai zheng = Aizheng = Chinese journal of cancer" and "Stroke; a
     journal of cerebral circulation": each "=" alternative is a variant, and so is
-    the head before ";" or ":". Place qualifiers such as "(Amsterdam, Netherlands)",
-    "The", "&"/"and" and punctuation do not count.
+    the head before ";" or ":". Qualifiers such as "(Amsterdam, Netherlands)" or
+    "[Electronic Resource]", "The", "&"/"and" and punctuation do not count.
     """
     return _journal_variants(text_or_empty(value))
 

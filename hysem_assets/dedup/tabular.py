@@ -22,6 +22,7 @@ import pandas as pd
 import rispy
 
 from hysem_assets.dedup.cluster import cluster_records
+from hysem_assets.dedup.explain import PairExplanation, explain_pair
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
 from hysem_assets.identifiers import extract_doi
 
@@ -206,20 +207,31 @@ def _record_warnings(standard: pd.DataFrame) -> list[str]:
     return warnings
 
 
+def _prepared(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """The standard columns with unique record IDs, the IDs, and every warning."""
+    warnings = list(frame.attrs.get("warnings", []))
+    standard = standardize_columns(frame)
+    unique, id_warnings = _unique_ids(standard["record_id"].tolist())
+    standard["record_id"] = unique
+    return standard, unique, warnings + id_warnings + _record_warnings(standard)
+
+
 def dedupe_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The input rows (same order, all columns) plus ``cluster_id``, and warnings.
 
     Repeated record IDs are made unique with a suffix (in the ID column of the
     result); a DOI column value that is no DOI is ignored for matching.
     """
-    warnings = list(frame.attrs.get("warnings", []))
-    standard = standardize_columns(frame)
-    unique, id_warnings = _unique_ids(standard["record_id"].tolist())
-    standard["record_id"] = unique
-    warnings += id_warnings + _record_warnings(standard)
+    standard, unique, warnings = _prepared(frame)
     result = frame.copy()
     id_columns = _find_column(frame, ALIASES["record_id"])
     if id_columns:
         result[id_columns[0]] = unique
     result["cluster_id"] = cluster_records(standard).cluster_id.to_numpy()
     return result, warnings
+
+
+def explain_table(frame: pd.DataFrame, record_a: str, record_b: str) -> tuple[PairExplanation, list[str]]:
+    """Why two records of a bibliography export were or were not merged, and warnings."""
+    standard, _, warnings = _prepared(frame)
+    return explain_pair(standard, record_a, record_b), warnings

@@ -40,7 +40,7 @@ def test_nothing_is_lost_and_every_record_lands_in_one_row(frame):
     ids = [record_id for row in merged["record_ids"] for record_id in row]
     assert sorted(ids) == sorted(frame["record_id"])
     assert len(merged) == 2 and merged["cluster_id"].is_unique
-    assert list(merged.columns) == ["cluster_id", "record_ids", "sources", *CORE_COLUMNS, "provenance"]
+    assert list(merged.columns) == ["cluster_id", "record_ids", "sources", *CORE_COLUMNS, "provenance", "merge_evidence"]
 
 
 def test_fields_take_the_most_complete_value_and_never_an_empty_one(frame):
@@ -83,3 +83,13 @@ def test_clusters_must_come_from_the_same_frame(frame):
     clusters = cluster_records(frame)
     with pytest.raises(ValueError, match="cover every row"):
         merge_clusters(frame.set_index(pd.Index([7, 8, 9, 10])), clusters)
+
+
+def test_each_cluster_keeps_the_links_that_merged_it(frame):
+    frame.loc[frame["record_id"] == "o1", "doi"] = None  # o1 now joins by its title alone
+    merged = merge_clusters(frame, cluster_records(frame)).set_index("cluster_id")
+    links = merged.loc[merged["record_ids"].map(len) == 3, "merge_evidence"].iloc[0]
+    assert "doi" in {link["rule"] for link in links}
+    o1_links = [link for link in links if "o1" in (link["record_id_a"], link["record_id_b"])]
+    assert o1_links and all(link["evidence"].startswith("title +8") for link in o1_links)
+    assert merged.loc[merged["record_ids"].map(len) == 1, "merge_evidence"].iloc[0] == []
