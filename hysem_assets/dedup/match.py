@@ -107,20 +107,24 @@ def _title_points(a: RecordFeatures, b: RecordFeatures, similarity: float, words
     return _SUBTITLE_POINTS if size and longer.startswith(shorter) else 0
 
 
-def _conference_year_shift_allowed(a: RecordFeatures, b: RecordFeatures) -> bool:
+def _conference_year_shift_allowed(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> bool:
     """A proceedings paper listed a year later (the volume appeared the next year): the
-    venue names the other record's year, or both name one venue."""
+    venue names the other record's year, both name one venue, or a long title that is
+    no recurring one ("Introduction to the minitrack ...") has the same first author."""
     if a.year in b.venue_years or b.year in a.venue_years:
         return True
-    return bool(a.journal and b.journal and journals_agree(a.journal, b.journal))
+    if a.journal and b.journal and journals_agree(a.journal, b.journal):
+        return True
+    same_author = bool(a.authors and b.authors and a.authors[0].same_as(b.authors[0]))
+    return long_title and same_author and not (a.recurring or b.recurring)
 
 
-def _years_veto(a: RecordFeatures, b: RecordFeatures) -> str | None:
+def _years_veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str | None:
     if a.year is None or b.year is None or a.year == b.year:
         return None
     if abs(a.year - b.year) > 1:
         return f"published {abs(a.year - b.year)} years apart ({a.year}, {b.year})"
-    if "conference" in (a.kind, b.kind) and not _conference_year_shift_allowed(a, b):
+    if "conference" in (a.kind, b.kind) and not _conference_year_shift_allowed(a, b, long_title):
         return f"conference papers of different years ({a.year}, {b.year}) and venues"
     if (
         a.page and b.page and a.page != b.page
@@ -151,7 +155,7 @@ def _place_veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str |
     return None
 
 
-def _veto(a: RecordFeatures, b: RecordFeatures) -> str | None:
+def _veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str | None:
     """The difference that makes two records distinct whatever else agrees, in words.
 
     Conference and journal kinds only conflict across venues: one venue typed
@@ -163,7 +167,7 @@ def _veto(a: RecordFeatures, b: RecordFeatures) -> str | None:
         return f"{a.kind} against {b.kind}"
     if a.doi_work and b.doi_work and a.doi_work != b.doi_work:
         return f"different DOIs ({a.doi_work}, {b.doi_work})"
-    return _years_veto(a, b)
+    return _years_veto(a, b, long_title)
 
 
 def _title_veto(a: RecordFeatures, b: RecordFeatures, evidence: dict[str, int]) -> str | None:
@@ -212,7 +216,9 @@ def _field_evidence(a: RecordFeatures, b: RecordFeatures) -> list[tuple[str, int
         elif issues_conflict(a.issue, b.issue):
             evidence.append(("issue", _PLACE_CONFLICT_POINTS))
     if a.journal and b.journal:
-        evidence.append(("journal", 1 if journals_agree(a.journal, b.journal) else -2))
+        # Proceedings go by many names (acronym, series, full title): a weaker contradiction.
+        against = -1 if a.kind == b.kind == "conference" else -2
+        evidence.append(("journal", 1 if journals_agree(a.journal, b.journal) else against))
     return evidence
 
 
@@ -248,9 +254,10 @@ def compare(a: RecordFeatures, b: RecordFeatures) -> Assessment:
     items = (("title", title),) * (title > 0) + tuple(fields)
     verdict = partial(Assessment, similarity=round(similarity, 4), evidence=items)
     another_journal = evidence.get("journal", 0) < 0 and evidence.get("pages", 0) < 0
+    long_title = title > 0 and words >= LONG_TITLE_WORDS
     veto = (
-        _veto(a, b)
-        or _place_veto(a, b, title > 0 and words >= LONG_TITLE_WORDS)
+        _veto(a, b, long_title)
+        or _place_veto(a, b, long_title)
         or ("another journal and other pages" if another_journal else None)
         or (_title_veto(a, b, evidence) if title > 0 else None)
     )

@@ -357,11 +357,14 @@ _JOURNAL_TYPES = frozenset("article journal-article article-journal jour ar".spl
 
 
 def _is_conference(words: list[str]) -> bool:
-    """A conference venue: "... Conference ...", "... Workshop ...", or "Proceedings"
-    with a year ("AMCIS 2017 Proceedings"); "Proceedings of the National Academy of
-    Sciences" is a journal."""
-    return bool(_CONFERENCE_WORDS.intersection(words)) or (
-        "proceedings" in words and any(re.fullmatch(r"(?:19|20)\d\d", w) for w in words)
+    """A conference venue: "... Conference ...", "... Workshop ...", "Proceedings"
+    with a year ("AMCIS 2017 Proceedings"), or a proceedings series ("Lecture Notes in
+    ...", "Procedia ..."); "Proceedings of the National Academy of Sciences" is a journal."""
+    return (
+        bool(_CONFERENCE_WORDS.intersection(words))
+        or ("proceedings" in words and any(re.fullmatch(r"(?:19|20)\d\d", w) for w in words))
+        or {"lecture", "notes"} <= set(words)
+        or "procedia" in words
     )
 
 

@@ -38,6 +38,10 @@ def test_sample_corpus_has_exactly_the_true_works_and_passes_its_checks():
     expected = {frozenset(f"{r['source']}:{r['source_id']}" for r in work["records"]) for work in TRUTH["works"]}
     assert {frozenset(ids) for ids in corpus["record_ids"]} == expected
     assert int((corpus["sources"].map(len) > 1).sum()) == TRUTH["multi_source_works"]
+    for record_ids, evidence in zip(corpus["record_ids"], corpus["merge_evidence"].map(json.loads)):
+        linked = {record_id for link in evidence for record_id in (link["record_id_a"], link["record_id_b"])}
+        assert linked == (set(record_ids) if len(record_ids) > 1 else set())
+        assert all(link["rule"] and link["evidence"] for link in evidence)
     checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
     assert checks == dict.fromkeys(CHECKS, True)
 
