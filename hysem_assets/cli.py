@@ -185,6 +185,30 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
 
 
 @main.command()
+@click.option("--query", "slug", required=True, help="Query slug (partition).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The report to write: .html (self-contained page) or .md.")
+def report(slug: str, output: Path) -> None:
+    """Write a query's review report: PRISMA flow, topic map, evidence table, saved reports, answers."""
+    from hysem_assets.review.report import NotMaterialized, render_html, render_markdown, stored_report
+
+    suffix = output.suffix.lower()
+    if suffix not in (".html", ".htm", ".md"):
+        raise click.UsageError(f"-o {output}: the report is written as .html or .md.")
+    spec = get_query(slug)
+    try:
+        review = stored_report(slug, spec.title or slug)
+    except NotMaterialized as exc:
+        raise click.ClickException(str(exc)) from None
+    text = render_markdown(review) if suffix == ".md" else render_html(review)
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"Cannot write {output}: {exc.strerror}.") from None
+    click.echo(f"Wrote the review report of {slug!r} ({len(review.evidence):,} included studies) to {output}.", err=True)
+
+
+@main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).")

@@ -88,3 +88,23 @@ def test_whole_graph_on_the_sample():
             assert claim["citations"] and all(c["InTextCitation"] in citable for c in claim["citations"])
     log = pd.read_parquet(asset_file("preference_log", SAMPLE))
     assert len(log) >= 1 and (log["chosen"] != log["rejected"]).all()
+
+    # review: the PRISMA flow equals the upstream tables, derived here without the flow's code.
+    flow = dict(zip(*pd.read_parquet(asset_file("prisma_flow", SAMPLE))[["box", "count"]].to_numpy().T))
+    raw = {s: len(pd.read_parquet(asset_file(f"raw_metadata/{s}", SAMPLE))) for s in ("pubmed", "openalex", "scopus")}
+    retracted = corpus["is_retracted"].fillna(False).astype(bool)
+    pdfs = pd.read_parquet(asset_file("pdfs", SAMPLE))
+    sought = pdfs[pdfs["cluster_id"].isin(corpus.loc[~retracted, "cluster_id"])]
+    readable = parsed[parsed["error"].isna() & parsed["cluster_id"].isin(sought["cluster_id"])]
+    assert flow["identified"] == sum(raw.values()) and flow["identified:scopus"] == raw["scopus"]
+    assert flow["duplicates_removed"] == sum(raw.values()) - len(corpus) and flow["screened"] == len(corpus)
+    assert flow["excluded"] == retracted.sum() == 1
+    missing = sought.loc[sought["status"] != "saved", "status"].value_counts()
+    assert flow["sought"] == len(sought) and flow["not_retrieved"] == missing.sum()
+    assert {box: count for box, count in flow.items() if box.startswith("not_retrieved:")} == {
+        f"not_retrieved:{status}": count for status, count in missing.items()}
+    assert flow["included"] == len(readable)
+    assert [e.passed for e in result.get_asset_check_evaluations() if e.check_name == "flow_counts_reconcile"] == [True]
+    evidence = pd.read_parquet(asset_file("evidence_table", SAMPLE))
+    assert sorted(evidence["cluster_id"]) == sorted(readable["cluster_id"])
+    assert {"ml_methods_used", "citation", "topic"} <= set(evidence.columns)

@@ -1,0 +1,138 @@
+"""PRISMA 2020 flow counts, each counted from the table that holds its records.
+
+Every box of the flow (records identified per source, duplicates removed, records
+screened and excluded, reports sought, not retrieved, assessed, not parsed, studies
+included) is counted directly from the upstream tables rather than derived by
+subtraction, so that ``reconcile`` can catch tables that are out of step with one
+another (a stale partition, a record lost between stages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+FLOW_COLUMNS = ("stage", "box", "label", "count")
+#: Boxes whose count is the sum of their reasons (rows named "box:reason").
+BROKEN_DOWN = ("identified", "excluded", "not_retrieved", "not_parsed")
+#: (box, minus this box, equals this box): the arithmetic of the flow.
+STEPS = (
+    ("identified", "duplicates_removed", "screened"),
+    ("screened", "excluded", "sought"),
+    ("sought", "not_retrieved", "assessed"),
+    ("assessed", "not_parsed", "included"),
+)
+LABELS = {
+    "identified": "Records identified from databases",
+    "duplicates_removed": "Duplicate records removed",
+    "screened": "Records screened",
+    "excluded": "Records excluded",
+    "sought": "Reports sought for retrieval",
+    "not_retrieved": "Reports not retrieved",
+    "assessed": "Reports assessed for eligibility",
+    "not_parsed": "Reports excluded, not readable",
+    "included": "Studies included in review",
+}
+#: Words for the reasons that the upstream tables record as codes.
+REASON_LABELS = {
+    "pubmed": "PubMed", "openalex": "OpenAlex", "scopus": "Scopus", "retracted": "retracted",
+    "no_oa_location": "no open-access copy", "http_error": "download failed", "timeout": "download timed out",
+    "not_pdf": "link served no PDF", "invalid_pdf": "damaged PDF", "too_large": "PDF over the size limit",
+}  # fmt: skip
+STAGES = {
+    "identified": "identification", "duplicates_removed": "identification",
+    "screened": "screening", "excluded": "screening", "sought": "screening", "not_retrieved": "screening",
+    "assessed": "screening", "not_parsed": "screening", "included": "included",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FlowInputs:
+    """The tables the flow is counted from (one query partition)."""
+
+    raw: Mapping[str, pd.DataFrame]  # source -> raw_metadata table
+    corpus: pd.DataFrame  # deduped_corpus: record_ids, is_retracted
+    pdfs: pd.DataFrame  # one row per work: cluster_id, status, reason
+    parsed: pd.DataFrame  # one row per saved PDF: cluster_id, error
+
+
+def _row(box: str, count: int, reason: str | None = None) -> dict[str, object]:
+    label = LABELS[box] if reason is None else REASON_LABELS.get(reason, reason)
+    return {"stage": STAGES[box], "box": box if reason is None else f"{box}:{reason}", "label": label, "count": int(count)}
+
+
+def _reason_rows(box: str, reasons: pd.Series) -> list[dict[str, object]]:
+    counts = reasons.fillna("unknown").astype(str).value_counts()
+    return [_row(box, count, reason) for reason, count in sorted(counts.items())]
+
+
+def included_works(corpus: pd.DataFrame, pdfs: pd.DataFrame, parsed: pd.DataFrame) -> list[str]:
+    """Cluster ids of the included studies: not excluded, retrieved and readable, in corpus order."""
+    excluded = set(_retracted(corpus))
+    saved = set(pdfs.loc[pdfs["status"] == "saved", "cluster_id"])
+    readable = set(parsed.loc[parsed["error"].isna(), "cluster_id"])
+    return [c for c in corpus["cluster_id"] if c not in excluded and c in saved and c in readable]
+
+
+def _retracted(corpus: pd.DataFrame) -> list[str]:
+    if "is_retracted" not in corpus.columns:
+        return []
+    flags = corpus["is_retracted"].astype("boolean").fillna(False).astype(bool)
+    return corpus.loc[flags, "cluster_id"].tolist()
+
+
+def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
+    """The flow as a table: one row per box and per reason within a box ("stage",
+    "box", "label", "count"). Retracted works are excluded at screening; reports are
+    the open-access PDFs, "not retrieved" and "not readable" broken down by reason."""
+    rows = [_row("identified", sum(len(frame) for frame in inputs.raw.values()))]
+    rows += [_row("identified", len(frame), source) for source, frame in inputs.raw.items()]
+    rows.append(_row("duplicates_removed", sum(len(ids) - 1 for ids in inputs.corpus["record_ids"])))
+    rows.append(_row("screened", len(inputs.corpus)))
+    excluded = _retracted(inputs.corpus)
+    rows.append(_row("excluded", len(excluded)))
+    rows += _reason_rows("excluded", pd.Series(["retracted"] * len(excluded), dtype=object))
+
+    sought = inputs.pdfs[inputs.pdfs["cluster_id"].isin(set(inputs.corpus["cluster_id"]) - set(excluded))]
+    missing = sought[sought["status"] != "saved"]
+    rows.append(_row("sought", len(sought)))
+    rows.append(_row("not_retrieved", len(missing)))
+    rows += _reason_rows("not_retrieved", missing["status"])
+
+    assessed = sought.loc[sought["status"] == "saved", "cluster_id"]
+    parsed = inputs.parsed[inputs.parsed["cluster_id"].isin(set(assessed))]
+    unreadable = parsed.loc[parsed["error"].notna(), "error"].map(_error_kind)
+    never_parsed = pd.Series(["not parsed"] * len(set(assessed) - set(parsed["cluster_id"])), dtype=object)
+    rows.append(_row("assessed", len(assessed)))
+    rows.append(_row("not_parsed", len(unreadable) + len(never_parsed)))
+    rows += _reason_rows("not_parsed", pd.concat([unreadable, never_parsed], ignore_index=True))
+    rows.append(_row("included", int(parsed["error"].isna().sum())))
+    return pd.DataFrame(rows, columns=list(FLOW_COLUMNS))
+
+
+def _error_kind(error: str) -> str:
+    """The kind of a parse error ("no text layer", "corrupt or not a PDF"): its text
+    before the first colon, so that one kind groups however its details differ."""
+    return str(error).split(":", 1)[0].strip()[:80] or "parse error"
+
+
+def reconcile(flow: pd.DataFrame) -> list[str]:
+    """What does not add up in a flow table, in words; empty when every count reconciles."""
+    counts = dict(zip(flow["box"], flow["count"]))
+    problems = [f"{box} is negative ({count})" for box, count in counts.items() if count < 0]
+    missing = [box for box in LABELS if box not in counts]
+    if missing:
+        return problems + [f"boxes missing: {', '.join(missing)}"]
+    for box, minus, result in STEPS:
+        if counts[box] - counts[minus] != counts[result]:
+            problems.append(
+                f"{box} ({counts[box]}) - {minus} ({counts[minus]}) = {counts[box] - counts[minus]}, "
+                f"but {result} is {counts[result]}"
+            )
+    for box in BROKEN_DOWN:
+        parts = sum(count for name, count in counts.items() if name.startswith(f"{box}:"))
+        if parts != counts[box]:
+            problems.append(f"the reasons of {box} add up to {parts}, but {box} is {counts[box]}")
+    return problems

@@ -1,0 +1,154 @@
+"""The review report: flow diagram, topic map, evidence table, saved reports and answers
+with their references, in one self-contained HTML (or Markdown) file.
+
+Self-contained means a reviewer can mail the file: the diagram is inline SVG, pictures
+are data URIs, and the page loads no script, style or font from anywhere.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markdown_it import MarkdownIt
+
+from hysem_assets.dedup.normalize import is_missing
+
+_XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer's Markdown and the full references of the sources it cites."""
+
+    markdown: str
+    references: list[str]
+
+
+@dataclass(frozen=True)
+class ReviewReport:
+    """What the report shows for one query."""
+
+    slug: str
+    title: str
+    flow: pd.DataFrame
+    flow_svg: str
+    flow_png: bytes
+    evidence: pd.DataFrame
+    topic_png: bytes | None = None
+    topic_table: pd.DataFrame | None = None
+    saved_reports: dict[str, pd.DataFrame] = field(default_factory=dict)
+    answers: list[Answer] = field(default_factory=list)
+
+
+def answers_from_table(answers: pd.DataFrame) -> list[Answer]:
+    """Answers of the ``answers`` asset, each with the distinct full citations of its claims."""
+    result = []
+    for markdown, payload in zip(answers["markdown"], answers["json"]):
+        claims = json.loads(payload).get("claims", []) if not is_missing(payload) else []
+        cited = (citation.get("FullCitation") for claim in claims for citation in claim.get("citations", []))
+        result.append(Answer(str(markdown), list(dict.fromkeys(c for c in cited if c))))
+    return result
+
+
+def _flow_table(flow: pd.DataFrame) -> pd.DataFrame:
+    return flow[["stage", "label", "count"]].rename(columns=str.capitalize)
+
+
+def _topics(topic_table: pd.DataFrame) -> pd.DataFrame:
+    columns = [c for c in ("topic", "label", "coherence", "prevalence", "top_words") if c in topic_table.columns]
+    return topic_table[columns]
+
+
+def render_html(report: ReviewReport) -> str:
+    """The report as one HTML page (autoescaped; answers rendered from Markdown without raw HTML)."""
+    environment = Environment(loader=PackageLoader("hysem_assets.review", "templates"), autoescape=select_autoescape())
+    markdown = MarkdownIt("commonmark", {"html": False})
+
+    def table(frame: pd.DataFrame) -> str:
+        return frame.to_html(index=False, escape=True, na_rep="", border=0)
+
+    return environment.get_template("report.html.j2").render(
+        title=f"Review report: {report.title}",
+        slug=report.slug,
+        generated=dt.date.today().isoformat(),
+        included=len(report.evidence),
+        flow_svg=_XML_PROLOGUE.sub("", report.flow_svg),
+        flow_table=table(_flow_table(report.flow)),
+        topic_png=base64.b64encode(report.topic_png).decode() if report.topic_png else None,
+        topic_table=table(_topics(report.topic_table)) if report.topic_table is not None else None,
+        evidence_table=table(report.evidence),
+        saved_reports=[(name, table(frame)) for name, frame in report.saved_reports.items()],
+        answers=[{"html": markdown.render(a.markdown), "references": a.references} for a in report.answers],
+    )
+
+
+def render_markdown(report: ReviewReport) -> str:
+    """The report as Markdown, pictures inlined as data URIs."""
+    png = base64.b64encode(report.flow_png).decode()
+    parts = [
+        f"# Review report: {report.title}",
+        f"Query `{report.slug}` · {dt.date.today().isoformat()} · {len(report.evidence)} studies included",
+        "## PRISMA 2020 flow",
+        f"![PRISMA 2020 flow diagram](data:image/png;base64,{png})",
+        _flow_table(report.flow).to_markdown(index=False),
+        "## Topics",
+    ]
+    if report.topic_png:
+        parts.append(f"![Intertopic distance map](data:image/png;base64,{base64.b64encode(report.topic_png).decode()})")
+    if report.topic_table is not None:
+        parts.append(_topics(report.topic_table).to_markdown(index=False))
+    parts += ["## Evidence table", report.evidence.to_markdown(index=False), "## Saved reports"]
+    for name, frame in report.saved_reports.items():
+        parts += [f"### {name}", frame.to_markdown(index=False) if len(frame) else "_no rows_"]
+    parts.append("## Answers")
+    for answer in report.answers:
+        parts.append(answer.markdown)
+        if answer.references:
+            parts.append("References:\n\n" + "\n".join(f"{n}. {ref}" for n, ref in enumerate(answer.references, 1)))
+    return "\n\n".join(parts) + "\n"
+
+
+class NotMaterialized(LookupError):
+    """A deliverable the report needs has not been materialized for the query."""
+
+
+def stored_report(slug: str, title: str) -> ReviewReport:
+    """The report of a query from its materialized assets; the flow and the evidence
+    table are required, topics, saved reports and answers are shown when present."""
+    from hysem_assets.knowledge.reports import load_reports
+    from hysem_assets.review.assets import review_dir
+    from hysem_assets.settings import hysem_home
+    from hysem_assets.storage import asset_file
+
+    def frame(key: str) -> pd.DataFrame | None:
+        path = asset_file(key, slug)
+        return pd.read_parquet(path) if path.is_file() else None
+
+    flow, evidence = frame("prisma_flow"), frame("evidence_table")
+    folder = review_dir(slug)
+    if flow is None or evidence is None or not (folder / "prisma_flow.svg").is_file():
+        raise NotMaterialized(
+            f"The review deliverables of {slug!r} are not materialized. "
+            f"Run `hysem materialize --query {slug} --select group:review` first."
+        )
+    topics = hysem_home() / "topics" / slug
+    reports = {report.name: frame(f"reports/{report.name}") for report in load_reports()}
+    answers = frame("answers")
+    return ReviewReport(
+        slug=slug,
+        title=title,
+        flow=flow,
+        flow_svg=(folder / "prisma_flow.svg").read_text(encoding="utf-8"),
+        flow_png=(folder / "prisma_flow.png").read_bytes(),
+        evidence=evidence,
+        topic_png=(topics / "topics.png").read_bytes() if (topics / "topics.png").is_file() else None,
+        topic_table=pd.read_parquet(topics / "topic_table.parquet") if (topics / "topic_table.parquet").is_file() else None,
+        saved_reports={name: table for name, table in reports.items() if table is not None},
+        answers=answers_from_table(answers) if answers is not None else [],
+    )

@@ -1,0 +1,66 @@
+"""A small query partition for the review deliverables: 9 source records of 6 works.
+
+Works w1-w6; w1 has three records and w2 two (3 duplicates). w6 is retracted. Of the
+five sought, w3 and w4 have no PDF (no_oa_location, http_error), w5's PDF does not
+parse, so w1 and w2 are included.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+WORKS = ["w1", "w2", "w3", "w4", "w5", "w6"]
+RECORDS = {"w1": ["pubmed:1", "openalex:1", "scopus:1"], "w2": ["pubmed:2", "openalex:2"], "w3": ["pubmed:3"],
+           "w4": ["openalex:4"], "w5": ["scopus:5"], "w6": ["pubmed:6"]}  # fmt: skip
+
+
+def raw() -> dict[str, pd.DataFrame]:
+    ids = [record for records in RECORDS.values() for record in records]
+    return {
+        source: pd.DataFrame({"source_id": [r.split(":")[1] for r in ids if r.startswith(source)]})
+        for source in ("pubmed", "openalex", "scopus")
+    }
+
+
+def corpus() -> pd.DataFrame:
+    return pd.DataFrame({
+        "cluster_id": WORKS,
+        "record_ids": [RECORDS[w] for w in WORKS],
+        "title": [f"Study {w}" for w in WORKS],
+        "year": [2019, 2020, 2021, 2021, 2022, 2018],
+        "doi": [f"10.1000/{w}" for w in WORKS],
+        "is_retracted": [False, False, None, False, False, True],
+    })
+
+
+def pdfs() -> pd.DataFrame:
+    status = ["saved", "saved", "no_oa_location", "http_error", "saved", "saved"]
+    return pd.DataFrame({"cluster_id": WORKS, "status": status, "reason": ["x"] * len(WORKS)})
+
+
+def parsed() -> pd.DataFrame:
+    return pd.DataFrame({"cluster_id": ["w1", "w2", "w5", "w6"],
+                         "error": [None, None, "no text layer: scanned pages", None]})
+
+
+def library() -> pd.DataFrame:
+    return pd.DataFrame({"cluster_id": WORKS, "full_citation": [f"Doe, J. ({w}). Study {w}." for w in WORKS]})
+
+
+def extracted() -> pd.DataFrame:
+    return pd.DataFrame({
+        "cluster_id": WORKS,
+        "text_source": ["full_text", "full_text", "abstract", "abstract", "abstract", "full_text"],
+        "study_design": ["cohort", "case-control", None, None, None, "cohort"],
+        "outcomes": [json.dumps(["stroke", "heart failure"]), json.dumps([]), None, None, None, None],
+        "sample_size": ["4402.0", None, None, None, None, None],
+        "status": ["ok"] * len(WORKS),
+        "error": [None] * len(WORKS),
+        "chunks": [1] * len(WORKS),
+    })
+
+
+def topics() -> pd.DataFrame:
+    return pd.DataFrame({"cluster_id": WORKS, "dominant_label": ["risk, cohort"] * len(WORKS)})

@@ -1,0 +1,79 @@
+"""prisma_flow and evidence_table materialized from stored upstream tables, and the
+blocking check that stops a flow whose tables are out of step."""
+
+from __future__ import annotations
+
+import pandas as pd
+from click.testing import CliRunner
+from dagster import AssetSelection, DagsterInstance, materialize
+from openpyxl import load_workbook
+
+from hysem_assets.definitions import defs
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.review.assets import RECONCILE_CHECK, review_dir
+from hysem_assets.storage import asset_file, write_parquet
+
+from hysem_assets.cli import main
+from hysem_assets_tests.acquisition.helpers import SAMPLE
+
+from . import tables
+
+QUERY = SAMPLE  # a declared query, so that `hysem report` finds its title
+
+
+def store(corpus: pd.DataFrame) -> None:
+    frames = {f"raw_metadata/{source}": frame for source, frame in tables.raw().items()}
+    frames.update(deduped_corpus=corpus, pdfs=tables.pdfs(), parsed_docs=tables.parsed(), library=tables.library(),
+                  extracted_fields=tables.extracted(), topics=tables.topics())
+    for key, frame in frames.items():
+        write_parquet(frame, asset_file(key, QUERY))
+
+
+def run():
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(queries_partitions.name, [QUERY])
+        partitioned = [a for a in defs.assets if a.partitions_def is not None]
+        return materialize(partitioned, selection=AssetSelection.groups("review"), instance=instance,
+                           partition_key=QUERY, resources=defs.resources, raise_on_error=False)
+
+
+def test_deliverables_from_stored_tables():
+    store(tables.corpus())
+    result = run()
+    assert result.success
+    [check] = result.get_asset_check_evaluations()
+    assert check.check_name == RECONCILE_CHECK and check.passed
+    flow = pd.read_parquet(asset_file("prisma_flow", QUERY))
+    assert dict(zip(flow["box"], flow["count"]))["included"] == 2
+    folder = review_dir(QUERY)
+    assert (folder / "prisma_flow.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    assert (folder / "prisma_flow.png").read_bytes().startswith(b"\x89PNG")
+
+    evidence = pd.read_parquet(asset_file("evidence_table", QUERY))
+    assert evidence["cluster_id"].tolist() == ["w1", "w2"]
+    assert evidence.loc[0, "outcomes"] == "stroke; heart failure" and evidence.loc[0, "sample_size"] == "4402"
+    assert evidence.loc[0, "citation"] == "Doe, J. (w1). Study w1." and evidence.loc[0, "topic"] == "risk, cohort"
+    sheet = load_workbook(folder / "evidence_table.xlsx").active
+    header = [cell.value for cell in sheet[1]]
+    assert header[:4] == ["cluster_id", "citation", "year", "title"] and "study_design" in header
+    assert sheet.max_row == 3 and sheet.freeze_panes == "A2" and sheet["A1"].font.bold
+    assert sheet["B2"].alignment.wrap_text and sheet.column_dimensions["B"].width > 10
+    assert pd.read_csv(folder / "evidence_table.csv")["cluster_id"].tolist() == ["w1", "w2"]
+
+    report = folder / "report.html"
+    written = CliRunner().invoke(main, ["report", "--query", QUERY, "-o", str(report)])
+    assert written.exit_code == 0, written.output
+    html = report.read_text(encoding="utf-8")
+    assert "<svg" in html and "Studies included in review (n = 2)" in html and "Doe, J. (w1). Study w1." in html
+
+
+def test_a_flow_that_does_not_add_up_blocks_the_evidence_table():
+    store(tables.corpus().iloc[1:])  # the corpus lost a work that the raw tables still hold
+    result = run()
+    assert not result.success
+    [check] = result.get_asset_check_evaluations()
+    assert not check.passed
+    assert "but screened is 5" in check.metadata["problems"].value
+    assert not asset_file("evidence_table", QUERY).exists()
+    missing = CliRunner().invoke(main, ["report", "--query", QUERY, "-o", "report.html"])
+    assert missing.exit_code == 1 and "--select group:review" in missing.output

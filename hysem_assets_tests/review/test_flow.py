@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pandas as pd
+
+from hysem_assets.review.diagram import draw_flow
+from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile
+
+from . import tables
+
+
+def flow() -> pd.DataFrame:
+    return prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), tables.parsed()))
+
+
+def test_every_box_counts_its_records():
+    counts = dict(zip(flow()["box"], flow()["count"]))
+    assert counts == {
+        "identified": 9, "identified:pubmed": 4, "identified:openalex": 3, "identified:scopus": 2,
+        "duplicates_removed": 3, "screened": 6, "excluded": 1, "excluded:retracted": 1,
+        "sought": 5, "not_retrieved": 2, "not_retrieved:http_error": 1, "not_retrieved:no_oa_location": 1,
+        "assessed": 3, "not_parsed": 1, "not_parsed:no text layer": 1, "included": 2,
+    }  # fmt: skip
+    assert reconcile(flow()) == []
+    assert included_works(tables.corpus(), tables.pdfs(), tables.parsed()) == ["w1", "w2"]
+
+
+def test_a_tampered_table_does_not_reconcile():
+    tampered = flow()
+    tampered.loc[tampered["box"] == "screened", "count"] = 7
+    problems = reconcile(tampered)
+    assert "identified (9) - duplicates_removed (3) = 6, but screened is 7" in problems
+    assert any(p.startswith("screened (7) - excluded (1) = 6, but sought is 5") for p in problems)
+    reasons = flow()
+    reasons.loc[reasons["box"] == "not_retrieved:http_error", "count"] = 3
+    assert reconcile(reasons) == ["the reasons of not_retrieved add up to 4, but not_retrieved is 2"]
+    assert reconcile(flow()[flow()["box"] != "included"]) == ["boxes missing: included"]
+
+
+def test_tables_out_of_step_do_not_reconcile():
+    lost = tables.corpus().iloc[1:]  # w1 (three records) lost between the raw tables and the corpus
+    stale = prisma_counts(FlowInputs(tables.raw(), lost, tables.pdfs(), tables.parsed()))
+    assert reconcile(stale)[0] == "identified (9) - duplicates_removed (1) = 8, but screened is 5"
+    unparsed = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), tables.parsed().iloc[1:]))
+    assert dict(zip(unparsed["box"], unparsed["count"]))["not_parsed:not parsed"] == 1 and reconcile(unparsed) == []
+
+
+def test_the_diagram_renders_every_box_as_text():
+    diagram = draw_flow(flow(), title="PRISMA 2020 flow: test")
+    assert diagram.png.startswith(b"\x89PNG") and len(diagram.png) > 10_000
+    for text in ("Records identified from databases (n = 9)", "PubMed (n = 4)", "Records screened (n = 6)",
+                 "no open-access copy (n = 1)", "Studies included in review (n = 2)"):
+        assert text in diagram.svg, text

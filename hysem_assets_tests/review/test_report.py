@@ -1,0 +1,80 @@
+"""The review report as a reader gets it: one self-contained file, opened in Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from hysem_assets.review.diagram import draw_flow
+from hysem_assets.review.evidence import evidence_table
+from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts
+from hysem_assets.review.report import ReviewReport, answers_from_table, render_html, render_markdown
+from hysem_assets_tests.ui.server import ARTIFACTS
+
+from . import tables
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def review() -> ReviewReport:
+    flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), tables.parsed()))
+    diagram = draw_flow(flow, title="PRISMA 2020 flow: test")
+    included = included_works(tables.corpus(), tables.pdfs(), tables.parsed())
+    evidence = evidence_table(included, tables.corpus(), tables.library(), tables.extracted(), tables.topics())
+    claim = {"text": "Cohorts agree.", "citations": [{"FullCitation": "Doe, J. (w1). Study w1."}]}
+    answers = pd.DataFrame({
+        "markdown": ["**What do cohorts find?**\n\n- Cohorts agree. (Doe, w1)\n\n<script>alert(1)</script>"],
+        "json": [json.dumps({"claims": [claim, claim]})],
+    })
+    return ReviewReport(
+        slug="q", title="Test review", flow=flow, flow_svg=diagram.svg, flow_png=diagram.png, evidence=evidence,
+        topic_table=pd.DataFrame({"topic": [1], "label": ["risk, cohort"], "top_words": ["risk, cohort, stroke"]}),
+        saved_reports={"designs": pd.DataFrame({"design": ["cohort"], "articles": [1]})},
+        answers=answers_from_table(answers),
+    )
+
+
+def test_html_is_self_contained_and_escapes_sources():
+    html = render_html(review())
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html), "the page loads something from elsewhere"
+    assert "<?xml" not in html and html.count("<svg") == 1
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+    assert html.count("Doe, J. (w1). Study w1.") == 2  # the evidence table and one reference (cited twice)
+    for section in ("PRISMA 2020 flow", "Topics", "Evidence table", "Saved reports", "designs", "Answers"):
+        assert section in html
+
+
+def test_markdown_inlines_the_diagram_and_tables():
+    markdown = render_markdown(review())
+    assert "![PRISMA 2020 flow diagram](data:image/png;base64," in markdown
+    assert re.search(r"\|\s*Studies included in review\s*\|\s*2\s*\|", markdown)
+    assert re.search(r"\|\s*w1\s*\|\s*Doe, J. \(w1\). Study w1.\s*\|", markdown)
+    assert "References:\n\n1. Doe, J. (w1). Study w1." in markdown
+
+
+@pytest.mark.skipif(not os.environ.get("CI") and not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+def test_the_report_opens_in_chromium(tmp_path: Path):
+    import playwright.sync_api as playwright_api
+
+    path = tmp_path / "report.html"
+    path.write_text(render_html(review()), encoding="utf-8")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1600})
+            page.goto(path.as_uri())
+            diagram = page.locator("figure svg")
+            diagram.wait_for()
+            assert diagram.bounding_box()["height"] > 300
+            page.get_by_text("Studies included in review (n = 2)").first.wait_for()
+            assert page.locator("#evidence + div table tbody tr").count() == 2
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=ARTIFACTS / "review-report.png", full_page=True)
+        finally:
+            browser.close()
