@@ -222,10 +222,14 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     ``--explain ID1 ID2`` prints the evidence for and against merging two records.
     """
     from hysem_assets.dedup import dedupe_table, explain_table, read_bibliography
+    from hysem_assets.dedup.tabular import BibliographyError
 
     if not explain and output is None:
         raise click.UsageError("Give -o FILE for the deduplicated rows, or --explain ID1 ID2.")
-    frame = read_bibliography(input_path)
+    try:
+        frame = read_bibliography(input_path)
+    except BibliographyError as exc:
+        raise click.ClickException(str(exc)) from None
     if explain:
         try:
             explanation, warnings = explain_table(frame, *explain)

@@ -134,3 +134,11 @@ def test_ask_and_export_preferences_after_the_demo(config: Path, tmp_path: Path)
     assert exported.exit_code == 0, exported.output
     rows = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     assert rows and all(set(row) == {"prompt", "chosen", "rejected"} for row in rows)
+
+
+def test_dedupe_refuses_unreadable_input_in_one_line(tmp_path: Path):
+    binary = tmp_path / "paper.csv"
+    binary.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 50)
+    result = CliRunner().invoke(main, ["dedupe", str(binary), "-o", str(tmp_path / "out.csv")])
+    assert result.exit_code == 1 and result.output.startswith("Error: 'paper.csv' is not a text file")
+    assert "Traceback" not in result.output and not (tmp_path / "out.csv").exists()

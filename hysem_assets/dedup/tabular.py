@@ -46,6 +46,26 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 #: Where RIS splits the page range.
 _PAGE_PARTS = ("start_page", "end_page")
+#: Longest CSV field read (abstracts and author lists of consortia run long; the csv
+#: module's default of 128 kB is not a limit of any export format).
+MAX_FIELD_BYTES = 16 * 2**20
+#: Share of control characters above which a file is binary, not a bibliography.
+_BINARY_SHARE = 0.01
+
+
+class BibliographyError(ValueError):
+    """A bibliography file that cannot be read; the message names the file and the fix."""
+
+
+def _refuse_binary(raw: bytes, name: str) -> None:
+    """Fail on a file that is not text (a PDF, a spreadsheet, an archive): read as text it
+    would become thousands of junk records."""
+    sample = raw[:65536]
+    controls = sum(byte < 32 and byte not in (9, 10, 13) for byte in sample)
+    if b"\x00" in sample or controls > _BINARY_SHARE * max(len(sample), 1):
+        raise BibliographyError(
+            f"'{name}' is not a text file (binary content). Export the records as CSV, RIS or BibTeX."
+        )
 
 
 def _decode(raw: bytes, name: str) -> tuple[str, list[str]]:
@@ -68,14 +88,39 @@ def _decode(raw: bytes, name: str) -> tuple[str, list[str]]:
     return "".join(lines), warnings
 
 
+def _unique_header(header: list[str], name: str) -> tuple[list[str], list[str]]:
+    """Repeated column names made unique ("title", "title-2"); only the first is matched on."""
+    seen: dict[str, int] = {}
+    unique, warnings = [], []
+    for column in header:
+        key = column.strip().lower()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 1:
+            unique.append(column)
+            continue
+        unique.append(f"{column}-{seen[key]}")
+        warnings.append(
+            f"Column '{column}' appears more than once in the header of '{name}'; the repeat is kept as "
+            f"'{column}-{seen[key]}' and not used for matching. Give each column its own name."
+        )
+    return unique, warnings
+
+
 def _read_csv(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     """Comma, tab or semicolon separated text; a row with too many fields keeps the
-    leading ones (and is reported) instead of failing the file."""
+    leading ones (and is reported) instead of failing the file. A quote left open,
+    which swallows every later line into one field, fails with the line where it opens."""
     separator = max(",\t;", key=text.split("\n", 1)[0].count)
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_BYTES))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
-    header = next(reader, [])
-    rows, warnings = [], []
-    for fields in reader:
+    header, warnings = _unique_header(next(reader, []), name)
+    rows: list[list[str]] = []
+    fields: list[str] = []
+    while True:
+        start = reader.line_num + 1
+        fields = next(reader, None)
+        if fields is None:
+            break
         if len(fields) > len(header):
             warnings.append(
                 f"Line {reader.line_num} of '{name}' has {len(fields)} fields but the header "
@@ -84,7 +129,21 @@ def _read_csv(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
             )
         if any(field.strip() for field in fields):
             rows.append((fields + [""] * len(header))[: len(header)])
+        last = (start, fields)
+    if rows and _open_quote(last[1], len(header), separator):
+        raise BibliographyError(
+            f"Line {last[0]} of '{name}' opens a quote that is never closed, so every line after it "
+            "would be read as one field. Close or remove that quote."
+        )
     return pd.DataFrame(rows, columns=header, dtype=str), warnings
+
+
+def _open_quote(fields: list[str], columns: int, separator: str) -> bool:
+    """The last record ran to the end of the file inside quotes: it lacks fields and one
+    of them holds further lines that look like records (separators in them)."""
+    return len(fields) < columns and any(
+        separator in line for field in fields for line in field.splitlines()[1:]
+    )
 
 
 def _read_ris(text: str) -> pd.DataFrame:
@@ -107,12 +166,15 @@ def _read_bibtex(text: str) -> tuple[pd.DataFrame, list[str]]:
 def read_bibliography(path: str | Path) -> pd.DataFrame:
     """Read a CSV/TSV, RIS (.ris) or BibTeX (.bib) file into a frame of strings.
 
-    Column names stay as written. Problems met while reading (bad bytes, unparsable
-    BibTeX blocks) are listed in ``frame.attrs["warnings"]``; ``dedupe_table``
-    reports them with its own warnings.
+    Column names stay as written (a repeated one gets a suffix). Problems met while
+    reading (bad bytes, unparsable BibTeX blocks) are listed in ``frame.attrs["warnings"]``;
+    ``dedupe_table`` reports them with its own warnings. A binary file or a CSV with
+    an unclosed quote raises ``BibliographyError``.
     """
     path = Path(path)
-    text, warnings = _decode(path.read_bytes(), path.name)
+    raw = path.read_bytes()
+    _refuse_binary(raw, path.name)
+    text, warnings = _decode(raw, path.name)
     suffix = path.suffix.lower()
     if suffix == ".ris":
         frame, parse_warnings = _read_ris(text), []
@@ -207,13 +269,30 @@ def _record_warnings(standard: pd.DataFrame) -> list[str]:
     return warnings
 
 
+def _column_warnings(frame: pd.DataFrame) -> list[str]:
+    """One warning when the columns that matching reads are missing, instead of one per record."""
+    wanted = [column for column in ALIASES if column != "record_id"]
+    found = [column for column in wanted if _find_column(frame, ALIASES[column])]
+    if not found:
+        return [
+            f"None of the columns ({', '.join(map(str, frame.columns)) or 'none'}) is one that matching reads "
+            f"({', '.join(wanted)}, in any case), so no duplicate can be found. Rename the columns."
+        ]
+    if "title" not in found:
+        return [f"There is no title column ({', '.join(ALIASES['title'])}); records can only be matched by "
+                "identifiers or their full locator. Add the titles to compare records."]
+    return []
+
+
 def _prepared(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str], list[str]]:
     """The standard columns with unique record IDs, the IDs, and every warning."""
     warnings = list(frame.attrs.get("warnings", []))
     standard = standardize_columns(frame)
     unique, id_warnings = _unique_ids(standard["record_id"].tolist())
     standard["record_id"] = unique
-    return standard, unique, warnings + id_warnings + _record_warnings(standard)
+    column_warnings = _column_warnings(frame)
+    record_warnings = [] if column_warnings else _record_warnings(standard)
+    return standard, unique, warnings + column_warnings + id_warnings + record_warnings
 
 
 def dedupe_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

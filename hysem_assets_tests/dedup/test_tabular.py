@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from hysem_assets.dedup import dedupe_table, read_bibliography, standardize_columns
+from hysem_assets.dedup.tabular import BibliographyError
 
 TITLE = "Reputation offsets trust judgments based on social biases among Airbnb users"
 CSV_LINES = [
@@ -116,3 +117,35 @@ def test_read_bibtex_reports_unparsable_blocks(tmp_path: Path):
     result, warnings = dedupe_table(frame)
     assert result.loc[0, "cluster_id"] == result.loc[1, "cluster_id"]
     assert any("could not be parsed" in warning for warning in warnings)
+
+
+def test_an_unclosed_quote_fails_with_the_line_it_opens(tmp_path: Path):
+    path = tmp_path / "broken.csv"
+    path.write_text('ID,title,author\n1,"Open quote title,Smith\n2,Fine title,Jones\n3,Other,Roe\n', encoding="utf-8")
+    with pytest.raises(BibliographyError, match="Line 2 of 'broken.csv' opens a quote that is never closed"):
+        read_bibliography(path)
+    path.write_text('ID,title,author\n1,"A title spanning\ntwo lines",Smith\n2,"5"" floppy disks",Jones\n', encoding="utf-8")
+    assert read_bibliography(path)["title"].tolist() == ["A title spanning\ntwo lines", '5" floppy disks']
+
+
+def test_long_fields_and_repeated_headers_are_read(tmp_path: Path):
+    path = tmp_path / "export.csv"
+    path.write_text(f"ID,title,title,abstract\n1,A long study,Dup,{'x' * 300_000}\n", encoding="utf-8")
+    frame = read_bibliography(path)
+    assert list(frame.columns) == ["ID", "title", "title-2", "abstract"] and len(frame.loc[0, "abstract"]) == 300_000
+    assert "Column 'title' appears more than once" in frame.attrs["warnings"][0]
+    assert dedupe_table(frame)[0]["cluster_id"].notna().all()
+
+
+def test_binary_input_is_refused(tmp_path: Path):
+    path = tmp_path / "paper.csv"
+    path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 50)
+    with pytest.raises(BibliographyError, match="not a text file"):
+        read_bibliography(path)
+
+
+def test_one_warning_when_no_column_is_recognised(tmp_path: Path):
+    path = tmp_path / "odd.csv"
+    path.write_text("foo,bar\n1,2\n3,4\n", encoding="utf-8")
+    _, warnings = dedupe_table(read_bibliography(path))
+    assert [w for w in warnings if "no duplicate can be found" in w] and not [w for w in warnings if "usable title" in w]
