@@ -7,7 +7,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install demo test ui validate bench clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr demo test ui validate bench clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,21 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-demo: install  ## materialize every asset for the sample query, offline
+ocr:  ## Tesseract, the embedded default's OCR engine for scanned pages (Debian package)
+	@command -v tesseract >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; \
+	  else \
+	    echo "Tesseract is missing: run 'sudo apt-get install tesseract-ocr tesseract-ocr-eng'" \
+	         "(or set assets.parsed_docs.ocr_engine: rapidocr in the profile)"; exit 1; \
+	  fi; }
+
+demo: install ocr  ## materialize every asset for the sample query, offline
 	$(VENV)/bin/hysem demo
 
-test: install  ## the whole test suite
+test: install ocr  ## lint, format check and the whole test suite
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest
 
 ui: install  ## Dagster UI on http://127.0.0.1:3000

@@ -48,8 +48,7 @@ class Corpus:
         self.surnames = list(dict.fromkeys(surnames))
         self.given = [_word(rng, 2).title() for _ in range(400)]
         self.journals = [
-            " ".join(_word(rng, rng.randint(3, 4)).title() for _ in range(rng.randint(2, 4)))
-            for _ in range(600)
+            " ".join(_word(rng, rng.randint(3, 4)).title() for _ in range(rng.randint(2, 4))) for _ in range(600)
         ]
 
     def title(self) -> str:
@@ -60,10 +59,7 @@ class Corpus:
     def work(self, work_id: int) -> dict:
         rng = self.rng
         start = rng.randint(1, 3000)
-        authors = [
-            f"{rng.choice(self.surnames)}, {rng.choice(self.given)}"
-            for _ in range(rng.randint(1, 8))
-        ]
+        authors = [f"{rng.choice(self.surnames)}, {rng.choice(self.given)}" for _ in range(rng.randint(1, 8))]
         return {
             "work": work_id,
             "title": self.title(),
@@ -72,9 +68,7 @@ class Corpus:
             "journal": rng.choice(self.journals),
             "volume": str(rng.randint(1, 200)),
             "pages": f"{start}-{start + rng.randint(2, 14)}",
-            "doi": f"10.{rng.randint(1000, 9999)}/{work_id:x}{rng.randint(0, 99999)}"
-            if rng.random() < 0.7
-            else None,
+            "doi": f"10.{rng.randint(1000, 9999)}/{work_id:x}{rng.randint(0, 99999)}" if rng.random() < 0.7 else None,
             "item_type": rng.choice(TYPES),
             "source": rng.choice(SOURCES),
         }

@@ -29,10 +29,13 @@ from pathlib import Path
 import yaml
 from tabulate import tabulate
 
-from hysem_assets.extraction import Document, extract_documents_sync, load_dictionary, load_fields
-from hysem_assets.extraction.text import matchable, split_sentences
+from hysem_assets.environment import config_dir
+from hysem_assets.extraction import Document, extract_documents_sync, load_fields
+from hysem_assets.extraction.text import split_sentences
 from hysem_assets.llm import build_backend
-from hysem_assets.settings import PROJECT_ROOT, config_dir
+from hysem_assets.terms import load_dictionary
+from hysem_assets.terms.matcher import matchable
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "hysem_assets" / "sample"
 Labels = dict[str, dict[str, set[str]]]  # field -> work id -> values
@@ -81,10 +84,13 @@ def main() -> None:
     args = parser.parse_args()
 
     gold_file = json.loads((SAMPLE / "gold_fields.json").read_text(encoding="utf-8"))
-    gold: Labels = {field: {work: set(values[field]) for work, values in gold_file["works"].items()} for field in gold_file["fields"]}
+    gold: Labels = {
+        field: {work: set(values[field]) for work, values in gold_file["works"].items()}
+        for field in gold_file["fields"]
+    }
     documents = sample_documents(args.texts)
     fields = [spec for spec in load_fields() if spec.name in gold]
-    designs = load_dictionary(config_dir() / "dictionaries" / "study_type.yaml")
+    designs = load_dictionary(config_dir() / "dictionaries" / "study_type.yaml").matcher
 
     with tempfile.TemporaryDirectory() as cache:
         backend = build_backend({"backend": "extractive", "cache": False, "cache_dir": cache})
@@ -104,16 +110,26 @@ def main() -> None:
             if spec.type != "list":
                 continue
             found[spec.name][document.doc_id] = set(result.values[spec.name])
-            canonical = load_dictionary(config_dir() / "dictionaries" / f"{spec.name}.yaml").canonical
+            canonical = tuple(load_dictionary(config_dir() / "dictionaries" / f"{spec.name}.yaml").entries)
             baseline[spec.name][document.doc_id] = exact_names(canonical)(document.text)
 
     rows = []
     for field in gold:
         method, base = scores(found[field], gold[field]), scores(baseline[field], gold[field])
         ratio = f"{method[2] / base[2]:.2f}" if base[2] else "n/a"
-        rows.append([field, sum(map(len, gold[field].values())), *(f"{v:.2f}" for v in method), *(f"{v:.2f}" for v in base), ratio])
-    print(f"{len(documents)} documents ({'parsed full text where present' if args.texts else 'title + abstract'}), "
-          f"{seconds:.1f} s, {sum(r.prompt_tokens + r.completion_tokens for r in results)} tokens, {len(failed)} failed")
+        rows.append(
+            [
+                field,
+                sum(map(len, gold[field].values())),
+                *(f"{v:.2f}" for v in method),
+                *(f"{v:.2f}" for v in base),
+                ratio,
+            ]
+        )
+    print(
+        f"{len(documents)} documents ({'parsed full text where present' if args.texts else 'title + abstract'}), "
+        f"{seconds:.1f} s, {sum(r.prompt_tokens + r.completion_tokens for r in results)} tokens, {len(failed)} failed"
+    )
     print(tabulate(rows, headers=["field", "gold", "P", "R", "F1", "base P", "base R", "base F1", "F1 / base"]))
     for line in failed:
         print("failed:", line)

@@ -50,7 +50,9 @@ async def run(requests: int, rate: float, latency_s: float, concurrency: int) ->
     connector = aiohttp.TCPConnector(limit=concurrency)
     try:
         async with aiohttp.ClientSession(connector=connector) as session:
-            client = HttpClient(session, requests_per_second=rate, max_concurrency=concurrency, retry=RetryPolicy(max_retries=0))
+            client = HttpClient(
+                session, requests_per_second=rate, max_concurrency=concurrency, retry=RetryPolicy(max_retries=0)
+            )
             started = time.monotonic()
             await asyncio.gather(*(client.request(f"http://127.0.0.1:{port}/item") for _ in range(requests)))
             elapsed = time.monotonic() - started
@@ -70,7 +72,9 @@ def main() -> int:
     unlimited_rate, unlimited_peak = asyncio.run(run(args.requests // 4, 1e6, args.latency, args.concurrency))
     achieved, peak = asyncio.run(run(args.requests, args.rate, args.latency, args.concurrency))
     ratio = achieved / args.rate
-    print(f"baseline (no rate limit, {args.concurrency} in flight): {unlimited_rate:.1f} req/s, peak {unlimited_peak} in 1 s")
+    print(
+        f"baseline (no rate limit, {args.concurrency} in flight): {unlimited_rate:.1f} req/s, peak {unlimited_peak} in 1 s"
+    )
     print(f"limited to {args.rate:g} req/s: {achieved:.1f} req/s, peak {peak} in any 1 s window")
     print(f"achieved/limit ratio: {ratio:.3f} (target >= 0.90); peak/limit: {peak / args.rate:.3f} (target <= 1.00)")
     return 0 if ratio >= 0.9 and peak <= args.rate else 1

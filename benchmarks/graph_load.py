@@ -39,7 +39,7 @@ from hysem_assets.stores.graph import (
 )
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets.stores.neo4j_graph import Neo4jGraphStore
-from hysem_assets.stores.neo4j_launcher import running_neo4j
+from hysem_assets_tests.neo4j_launcher import running_neo4j
 
 GOAL = 30.0
 PREFIX = "bench-"

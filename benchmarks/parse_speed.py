@@ -1,10 +1,11 @@
-"""Parsing speed of the native pipeline: pages per second with 1 and 2 workers, and hysem's cost per page.
+"""Parsing speed of the native pipeline: pages per second with 1 and 2 workers, with the reconstruction, and with OCR.
 
 The corpus is every PDF under the realdata ground-truth folder and the sample snapshot,
 repeated ``--repeat`` times. ``parse_many`` runs it with one worker and with two; the
-times include starting the worker processes, as a run of the asset does. The overhead of
-hysem's reconstruction is measured in-process on the same files, against Docling's
-``NativePdfPipeline`` as it is, after one warm-up pass of each.
+times include starting the worker processes, as a run of the asset does. In-process, after
+one warm-up pass of each, the same files give pages/s for Docling's ``NativePdfPipeline``
+as it is and with hysem's reconstruction, and the real scans of the realdata OCR folder
+give pages/s for OCR pages with each installed engine.
 
     python benchmarks/parse_speed.py [--repeat N]
 """
@@ -20,6 +21,7 @@ from tabulate import tabulate
 
 from hysem_assets.parsing import ParseOptions, parse_many
 from hysem_assets.parsing.native import native_converter
+from hysem_assets.parsing.ocr import engine_problem
 from hysem_assets.parsing.preflight import open_problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,12 +29,13 @@ FOLDERS = (
     ROOT.parent / "shared" / "realdata" / "pdf_docling_groundtruth" / "pdf",
     ROOT / "hysem_assets" / "sample" / "files",
 )
+SCANS = (ROOT.parent / "shared" / "realdata" / "pdf_docling_ocr" / "pdf",)
 
 
-def corpus() -> list[tuple[Path, int]]:
+def corpus(folders: tuple[Path, ...] = FOLDERS) -> list[tuple[Path, int]]:
     """Every readable PDF with its page count."""
     found = []
-    for folder in FOLDERS:
+    for folder in folders:
         for pdf in sorted(folder.glob("*.pdf")):
             problem, pages = open_problem(pdf)
             if problem is None:
@@ -68,17 +71,50 @@ def main(argv: list[str] | None = None) -> int:
     paths = [path for path, _ in files] * args.repeat
     one, failed_one = pool_rate(paths, pages * args.repeat, 1)
     two, failed_two = pool_rate(paths, pages * args.repeat, 2)
-    print(tabulate([["1 worker", f"{one:.1f}", failed_one], ["2 workers", f"{two:.1f}", failed_two]],
-                   headers=["parse_many (native)", "pages/s", "failed docs"], tablefmt="github"))
+    print(
+        tabulate(
+            [["1 worker", f"{one:.1f}", failed_one], ["2 workers", f"{two:.1f}", failed_two]],
+            headers=["parse_many (native)", "pages/s", "failed docs"],
+            tablefmt="github",
+        )
+    )
     print(f"\n2 workers / 1 worker: {two / one:.2f}x  ({len(paths)} documents, {pages * args.repeat} pages)\n")
     plain = converter_seconds(native_converter(reconstructed=False), [path for path, _ in files])
     hysem = converter_seconds(native_converter(reconstructed=True), [path for path, _ in files])
-    print(tabulate([
-        ["Docling NativePdfPipeline (plain)", f"{1000 * plain / pages:.1f}"],
-        ["hysem reconstruction on top", f"{1000 * hysem / pages:.1f}"],
-        ["overhead", f"{1000 * (hysem - plain) / pages:+.1f}"],
-    ], headers=["in-process, one pass", "ms/page"], tablefmt="github"))
-    print(f"\nhysem / plain: {hysem / plain:.2f}x  ({len(files)} documents, {pages} pages)")
+    rows = [
+        ["native: Docling NativePdfPipeline (plain)", f"{pages / plain:.1f}", f"{1000 * plain / pages:.1f}", "1.00x"],
+        [
+            "native + hysem reconstruction",
+            f"{pages / hysem:.1f}",
+            f"{1000 * hysem / pages:.1f}",
+            f"{plain / hysem:.2f}x",
+        ],
+    ]
+    scans = corpus(SCANS)
+    scan_pages = sum(n for _, n in scans)
+    for engine in ("tesseract", "rapidocr"):
+        problem = engine_problem(engine)
+        if problem or not scans:
+            rows.append([f"OCR pages: {engine}", "n/a", "n/a", problem or "no scans found"])
+            continue
+        seconds = converter_seconds(native_converter(ocr=engine), [path for path, _ in scans])
+        rows.append(
+            [
+                f"OCR pages: {engine} + reconstruction",
+                f"{scan_pages / seconds:.2f}",
+                f"{1000 * seconds / scan_pages:.0f}",
+                f"{plain / pages / (seconds / scan_pages):.3f}x",
+            ]
+        )
+    print(
+        tabulate(
+            rows, headers=["in-process, one pass", "pages/s", "ms/page", "speed vs plain native"], tablefmt="github"
+        )
+    )
+    print(
+        f"\nreconstruction overhead: {1000 * (hysem - plain) / pages:+.1f} ms/page ({len(files)} documents, "
+        f"{pages} pages); OCR: {len(scans)} scanned documents, {scan_pages} pages"
+    )
     return 0
 
 

@@ -29,7 +29,7 @@ from fetch_throughput import max_in_window
 
 from hysem_assets.fulltext import PdfLimits, download_pdfs
 from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.settings import HttpSettings
+from hysem_assets.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint
 
 PDF = (default_snapshot_dir() / "files" / "10.9999_eer.2022.214.pdf").read_bytes()
@@ -39,8 +39,13 @@ def publisher_app(latency_s: float, arrivals: list[float]) -> web.Application:
     async def unpaywall(request: web.Request) -> web.Response:
         doi = request.match_info["doi"]
         root = f"{request.scheme}://{request.host}"
-        location = {"url_for_pdf": f"{root}/pdf/{doi.rsplit('.', 1)[-1]}.pdf", "url": None, "host_type": "publisher",
-                    "version": "publishedVersion", "license": "cc-by"}
+        location = {
+            "url_for_pdf": f"{root}/pdf/{doi.rsplit('.', 1)[-1]}.pdf",
+            "url": None,
+            "host_type": "publisher",
+            "version": "publishedVersion",
+            "license": "cc-by",
+        }
         return web.json_response({"doi": doi, "best_oa_location": location, "oa_locations": [location]})
 
     async def pdf(request: web.Request) -> web.Response:
@@ -86,8 +91,14 @@ def run(downloads: int, rate: float, latency_s: float, concurrency: int) -> tupl
     records = pd.DataFrame({"cluster_id": range(downloads), "doi": [f"10.5555/bench.{n}" for n in range(downloads)]})
     limits = PdfLimits(requests_per_second=rate, max_concurrency=concurrency)
     with serving(publisher_app(latency_s, arrivals)) as port, tempfile.TemporaryDirectory() as folder:
-        unpaywall = Endpoint("unpaywall", f"http://127.0.0.1:{port}", requests_per_second=1e6, max_concurrency=32,
-                             page_size=1, mailto="bench@example.org")
+        unpaywall = Endpoint(
+            "unpaywall",
+            f"http://127.0.0.1:{port}",
+            requests_per_second=1e6,
+            max_concurrency=32,
+            page_size=1,
+            mailto="bench@example.org",
+        )
         started = time.monotonic()
         table = download_pdfs(records, unpaywall, Path(folder), HttpSettings(max_retries=0), limits=limits)
         elapsed = time.monotonic() - started
@@ -108,8 +119,10 @@ def main() -> int:
     unlimited_rate, unlimited_peak = run(args.downloads // 2, 1e6, args.latency, args.concurrency)
     achieved, peak = run(args.downloads, args.rate, args.latency, args.concurrency)
     ratio = achieved / args.rate
-    print(f"baseline (no rate limit, {args.concurrency} in flight): {unlimited_rate:.1f} downloads/s, "
-          f"peak {unlimited_peak} in 1 s")
+    print(
+        f"baseline (no rate limit, {args.concurrency} in flight): {unlimited_rate:.1f} downloads/s, "
+        f"peak {unlimited_peak} in 1 s"
+    )
     print(f"limited to {args.rate:g} downloads/s per host: {achieved:.1f} downloads/s, peak {peak} in any 1 s window")
     print(f"achieved/limit ratio: {ratio:.3f} (target >= 0.90); peak/limit: {peak / args.rate:.3f} (target <= 1.00)")
     return 0 if ratio >= 0.9 and peak <= args.rate else 1

@@ -27,9 +27,10 @@ QUERY = "air-pollution-cardio-ml"
 
 
 def materialized(home: Path, query: str) -> bool:
-    return all((home / "assets" / asset / f"{query}.parquet").is_file() for asset in ("vector_index", "library")) and (
-        home / "qdrant"
-    ).is_dir()
+    return (
+        all((home / "assets" / asset / f"{query}.parquet").is_file() for asset in ("vector_index", "library"))
+        and (home / "qdrant").is_dir()
+    )
 
 
 def percentiles(seconds: list[float]) -> tuple[float, float]:
@@ -38,17 +39,20 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
 
 
 def run(query: str, repeat: int) -> None:
-    from hysem_assets.qa import QASettings, answer_questions, load_questions, open_engine
+    from hysem_assets.environment import hysem_home
+    from hysem_assets.qa import answer_questions, load_questions, open_engine
+    from hysem_assets.resources import build_resources
     from hysem_assets.retrieval.search import search
-    from hysem_assets.retrieval.settings import VectorIndexSettings
-    from hysem_assets.settings import hysem_home
-    from hysem_assets.stores.settings import GraphSettings
 
     assets = hysem_home() / "assets"
     questions = load_questions()[query]
-    settings = QASettings()
+    resources = build_resources()
+    settings = resources["answer_models"].settings
     with open_engine(
-        settings, query=query, vectors=VectorIndexSettings(), graph=GraphSettings(),
+        resources["answer_models"],
+        query=query,
+        chunk_store=resources["chunk_store"],
+        graph_database=resources["graph_database"],
         chunks=pd.read_parquet(assets / "vector_index" / f"{query}.parquet"),
         library=pd.read_parquet(assets / "library" / f"{query}.parquet"),
     ) as engine:
@@ -59,16 +63,27 @@ def run(query: str, repeat: int) -> None:
         for _ in range(repeat):
             for question in questions:
                 started = time.perf_counter()
-                search("hybrid", question, store=retriever.store, index=retriever.index, embedder=retriever.embedder,
-                       query=query, limit=settings.k)
+                search(
+                    "hybrid",
+                    question,
+                    store=retriever.store,
+                    index=retriever.index,
+                    embedder=retriever.embedder,
+                    query=query,
+                    limit=settings.k,
+                )
                 baseline.append(time.perf_counter() - started)
     total = [a["total_seconds"] for a in answers]
     retrieval = [a["retrieval_seconds"] for a in answers]
     (t50, t95), (r50, r95), (b50, b95) = percentiles(total), percentiles(retrieval), percentiles(baseline)
-    print(f"{len(answers)} answers ({len(questions)} questions x {repeat}), routes: "
-          f"{pd.Series([a['route'] for a in answers]).value_counts().to_dict()}")
+    print(
+        f"{len(answers)} answers ({len(questions)} questions x {repeat}), routes: "
+        f"{pd.Series([a['route'] for a in answers]).value_counts().to_dict()}"
+    )
     print(f"answer latency      p50 {t50:8.1f} ms   p95 {t95:8.1f} ms")
-    print(f"  retrieval         p50 {r50:8.1f} ms   p95 {r95:8.1f} ms   share of answer time {sum(retrieval) / sum(total):.1%}")
+    print(
+        f"  retrieval         p50 {r50:8.1f} ms   p95 {r95:8.1f} ms   share of answer time {sum(retrieval) / sum(total):.1%}"
+    )
     print(f"baseline (hybrid search only) p50 {b50:8.1f} ms   p95 {b95:8.1f} ms")
     print(f"answer / baseline   p50 {t50 / b50:6.1f}x   p95 {t95 / b95:6.1f}x")
     print(f"unresolved citations in final answers: {sum(a['unresolved_citations'] for a in answers if a['claims'])}")
@@ -86,8 +101,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hysem-qa-bench-") as scratch:
         environment = {**os.environ, "HYSEM_HOME": scratch}
         print(f"materializing the sample into {scratch} ...", file=sys.stderr)
-        subprocess.run([str(Path(sys.executable).with_name("hysem")), "demo"], env=environment, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(Path(sys.executable).with_name("hysem")), "demo"],
+            env=environment,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         os.environ["HYSEM_HOME"] = scratch
         run(args.query, args.repeat)
 

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.terms import DEFAULT_THRESHOLD, build_dictionary, map_terms
+from hysem_assets.profile import TERM_THRESHOLD
+from hysem_assets.terms import build_dictionary, map_terms
 
 DEFAULT_PAIRS = Path(__file__).resolve().parents[1] / "hysem_assets_tests" / "terms" / "synonym_pairs.csv"
 SWEEP = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)
@@ -46,7 +47,7 @@ def quality(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=Path, default=DEFAULT_PAIRS)
-    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument("--threshold", type=float, default=TERM_THRESHOLD)
     args = parser.parse_args()
     pairs = pd.read_csv(args.pairs)
     with tempfile.TemporaryDirectory() as cache:
@@ -59,15 +60,25 @@ def main() -> None:
     for field_name, group in scored.groupby("field"):
         mask = (scored["field"] == field_name).to_numpy()
         rows.append([field_name, len(group), *quality(truth[mask], predicted[mask])])
-    print(tabulate(rows, headers=["field", "pairs", "precision", "recall", "F1"], floatfmt=("", "", ".3f", ".3f", ".3f")))
+    print(
+        tabulate(rows, headers=["field", "pairs", "precision", "recall", "F1"], floatfmt=("", "", ".3f", ".3f", ".3f"))
+    )
 
     sweep = [[t, *quality(truth, scored["score"].to_numpy() >= t)] for t in SWEEP]
-    print("\n" + tabulate(sweep, headers=["threshold", "precision", "recall", "F1"], floatfmt=(".2f", ".3f", ".3f", ".3f")))
+    print(
+        "\n"
+        + tabulate(sweep, headers=["threshold", "precision", "recall", "F1"], floatfmt=(".2f", ".3f", ".3f", ".3f"))
+    )
 
     wrong = scored[truth != predicted].assign(expected=lambda t: t["synonym"].map({1: "synonym", 0: "not"}))
     print(f"\nWrong at {args.threshold} ({len(wrong)}):")
-    print(tabulate(wrong[["field", "raw_term", "canonical", "expected", "score", "method"]].values.tolist(),
-                   headers=["field", "raw term", "canonical", "expected", "score", "method"], floatfmt=".3f"))
+    print(
+        tabulate(
+            wrong[["field", "raw_term", "canonical", "expected", "score", "method"]].values.tolist(),
+            headers=["field", "raw term", "canonical", "expected", "score", "method"],
+            floatfmt=".3f",
+        )
+    )
 
 
 if __name__ == "__main__":

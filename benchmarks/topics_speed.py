@@ -37,8 +37,11 @@ def corpus(documents: int, words: int, seed: int = 0) -> pd.DataFrame:
     texts = []
     for index in range(documents):
         main, second = rng.choice(len(THEMES), size=2, replace=False)
-        draw = [*rng.choice(THEMES[main], int(words * 0.6)), *rng.choice(THEMES[second], int(words * 0.25)),
-                *rng.choice(FILLER, words - int(words * 0.6) - int(words * 0.25))]
+        draw = [
+            *rng.choice(THEMES[main], int(words * 0.6)),
+            *rng.choice(THEMES[second], int(words * 0.25)),
+            *rng.choice(FILLER, words - int(words * 0.6) - int(words * 0.25)),
+        ]
         texts.append(" ".join(rng.permutation(draw)))
     return pd.DataFrame({"doc_id": [f"d{i}" for i in range(documents)], "text": texts})
 
@@ -52,8 +55,10 @@ def main() -> None:
     documents = corpus(args.documents, args.words)
     settings = TopicSettings.model_validate({"grid": GRID})
     candidates = int(np.prod([len(values) for values in settings.grid.model_dump().values()]))
-    print(f"{args.documents} documents x {args.words} words, {candidates} candidate models; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (other processes share them)")
+    print(
+        f"{args.documents} documents x {args.words} words, {candidates} candidate models; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (other processes share them)"
+    )
     rows, chosen = [], []
     for workers in (1, args.workers):
         started = time.perf_counter()
@@ -61,8 +66,16 @@ def main() -> None:
         seconds = time.perf_counter() - started
         rows.append([workers, seconds, candidates / seconds, model.chosen["n_topics"], model.chosen["coherence"]])
         chosen.append(model.chosen)
-    print(tabulate(rows, headers=["workers", "seconds", "candidates/s", "chosen k", "c_v"], floatfmt=("", ".2f", ".2f", "", ".4f")))
-    print(f"\nspeed-up with {args.workers} workers: {rows[0][1] / rows[1][1]:.2f}x (same model chosen: {chosen[0] == chosen[1]})")
+    print(
+        tabulate(
+            rows,
+            headers=["workers", "seconds", "candidates/s", "chosen k", "c_v"],
+            floatfmt=("", ".2f", ".2f", "", ".4f"),
+        )
+    )
+    print(
+        f"\nspeed-up with {args.workers} workers: {rows[0][1] / rows[1][1]:.2f}x (same model chosen: {chosen[0] == chosen[1]})"
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.terms import TermEncoder, build_dictionary, dictionary_embeddings, map_terms, normalize_term
+from hysem_assets.embeddings import Encoder
+from hysem_assets.terms import build_dictionary, dictionary_embeddings, map_terms
 
 WORDS = """
 air ambient annual arterial atrial bayesian black blood boosted carbon cardiac cardiovascular causal chronic
@@ -58,19 +59,20 @@ def generated_terms(dictionary: dict[str, list[str]], count: int, rng: np.random
     kinds = rng.choice(3, size=count, p=[0.4, 0.2, 0.4])
     pools = (spellings, variants, novel_pool)
     terms = [pools[k][rng.integers(len(pools[k]))] for k in kinds]
-    return pd.DataFrame({"doc_id": rng.integers(0, count // 10, size=count).astype(str), "field": FIELD, "raw_term": terms})
+    return pd.DataFrame(
+        {"doc_id": rng.integers(0, count // 10, size=count).astype(str), "field": FIELD, "raw_term": terms}
+    )
 
 
-def one_at_a_time(terms: list[str], dictionary, encoder: TermEncoder, cache_dir: Path) -> float:
+def one_at_a_time(terms: list[str], dictionary, encoder: Encoder, cache_dir: Path) -> float:
     """Seconds for the three matching steps on each term separately, dictionary already embedded."""
     matrix, _ = dictionary_embeddings(encoder, dictionary, cache_dir)
     spellings = dictionary.spellings
-    exact = dict(spellings)
-    normalized = {normalize_term(s): c for s, c in spellings}
+    exact, matcher = dict(spellings), dictionary.matcher
     canonicals = [c for _, c in spellings]
     started = time.perf_counter()
     for term in terms:
-        if term in exact or normalize_term(term) in normalized:
+        if term in exact or matcher.lookup(term):
             continue
         canonicals[int(np.argmax(matrix @ encoder.encode([term])[0]))]
     return time.perf_counter() - started
@@ -88,11 +90,13 @@ def main() -> None:
     dictionary = build_dictionary(FIELD, mapping)
     raw = generated_terms(mapping, args.terms, rng)
     distinct = raw["raw_term"].nunique()
-    print(f"dictionary: {len(dictionary.entries):,} entries, {len(dictionary.spellings):,} spellings; "
-          f"raw terms: {len(raw):,} rows, {distinct:,} distinct; device {args.device}, "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"dictionary: {len(dictionary.entries):,} entries, {len(dictionary.spellings):,} spellings; "
+        f"raw terms: {len(raw):,} rows, {distinct:,} distinct; device {args.device}, "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
 
-    encoder = TermEncoder(device=args.device)
+    encoder = Encoder(device=args.device, batch_size=256)
     encoder.encode(["warm up the model"])
     rows = []
     with tempfile.TemporaryDirectory() as cache:
@@ -105,14 +109,27 @@ def main() -> None:
         sample = raw["raw_term"].sample(args.one_at_a_time, random_state=0).tolist()
         before = encoder.encoded
         seconds = one_at_a_time(sample, dictionary, encoder, Path(cache))
-        rows.append([f"one at a time ({len(sample)} sampled)", seconds * len(raw) / len(sample),
-                     len(sample) / seconds, (encoder.encoded - before) * len(raw) // len(sample)])
-    print(tabulate(rows, headers=["method", "seconds (for all rows)", "terms/s", "texts embedded"],
-                   floatfmt=("", ".1f", ",.0f", ",")))
+        rows.append(
+            [
+                f"one at a time ({len(sample)} sampled)",
+                seconds * len(raw) / len(sample),
+                len(sample) / seconds,
+                (encoder.encoded - before) * len(raw) // len(sample),
+            ]
+        )
+    print(
+        tabulate(
+            rows,
+            headers=["method", "seconds (for all rows)", "terms/s", "texts embedded"],
+            floatfmt=("", ".1f", ",.0f", ","),
+        )
+    )
     methods = result.fields.iloc[0]
     print(f"\nwarm batched vs one at a time: {rows[1][2] / rows[2][2]:,.0f}x terms/s")
-    print(f"matches: exact {methods['exact']:,}, normalized {methods['normalized']:,}, embedding "
-          f"{methods['embedding']:,}, unmatched {methods['unmatched']:,} (distinct terms)")
+    print(
+        f"matches: exact {methods['exact']:,}, normalized {methods['normalized']:,}, embedding "
+        f"{methods['embedding']:,}, unmatched {methods['unmatched']:,} (distinct terms)"
+    )
 
 
 if __name__ == "__main__":

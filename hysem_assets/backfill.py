@@ -47,8 +47,10 @@ class BackfillStatus:
 
     @property
     def succeeded(self) -> bool:
-        return self.finished and self.status in {"COMPLETED", "COMPLETED_SUCCESS"} and all(
-            run.status == "SUCCESS" for run in self.runs
+        return (
+            self.finished
+            and self.status in {"COMPLETED", "COMPLETED_SUCCESS"}
+            and all(run.status == "SUCCESS" for run in self.runs)
         )
 
 
@@ -160,14 +162,20 @@ def backfill_status(url: str, backfill_id: str) -> BackfillStatus:
     result = graphql(url, STATUS, {"id": backfill_id})["partitionBackfillOrError"]
     _raise_for_type(result, "PartitionBackfill", f"Reading backfill {backfill_id}")
     runs = [
-        RunInfo(run["runId"], run["status"], next((t["value"] for t in run["tags"] if t["key"] == "dagster/partition"), None))
+        RunInfo(
+            run["runId"],
+            run["status"],
+            next((t["value"] for t in run["tags"] if t["key"] == "dagster/partition"), None),
+        )
         for run in result["runs"]
     ]
     error = (result.get("error") or {}).get("message")
     return BackfillStatus(result["id"], result["status"], result["partitionNames"] or [], runs, error)
 
 
-def wait_for_backfill(url: str, backfill_id: str, timeout: float = 1800, poll: float = 2.0, on_update=None) -> BackfillStatus:
+def wait_for_backfill(
+    url: str, backfill_id: str, timeout: float = 1800, poll: float = 2.0, on_update=None
+) -> BackfillStatus:
     """Poll until the backfill and all its runs finish; ``on_update`` sees each new state."""
     deadline = time.monotonic() + timeout
     last = None

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from hysem_assets import settings
+from hysem_assets import environment
+from hysem_assets.profile import ProfileError
 from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
-from hysem_assets.settings import ProfileError
 
 SAMPLE_QUERY = "air-pollution-cardio-ml"
 
@@ -53,21 +53,29 @@ def query() -> None:
 @click.option("--to", "date_to", type=click.DateTime(["%Y-%m-%d"]), help="Last publication date.")
 @click.option("--max-records", type=int, default=10_000, show_default=True, help="Cap per source.")
 @click.option("--mailto", help="Contact e-mail for the APIs' polite pools.")
-def query_add(text, slug, title, pubmed_text, openalex_text, scopus_text, sources, date_from, date_to, max_records, mailto):
+def query_add(
+    text, slug, title, pubmed_text, openalex_text, scopus_text, sources, date_from, date_to, max_records, mailto
+):
     """Append a query to config/queries.yaml and register its partition."""
     try:
         spec = new_query_spec(
-            text, slug=slug, title=title, sources=[s.strip() for s in sources.split(",") if s.strip()],
+            text,
+            slug=slug,
+            title=title,
+            sources=[s.strip() for s in sources.split(",") if s.strip()],
             per_source={"pubmed": pubmed_text, "openalex": openalex_text, "scopus": scopus_text},
-            date_from=_date(date_from), date_to=_date(date_to), max_records=max_records, mailto=mailto,
+            date_from=_date(date_from),
+            date_to=_date(date_to),
+            max_records=max_records,
+            mailto=mailto,
         )
     except QueryError as exc:
         raise click.UsageError(str(exc)) from exc
     append_query(spec)
     _register_partitions([spec.slug])
     click.echo(f"Added query {spec.slug!r} and registered its partition.")
-    if not settings.mailto(spec.mailto):
-        click.echo(f"Warning: {settings.MISSING_CONTACT} Full texts fail until one is set.", err=True)
+    if not environment.mailto(spec.mailto):
+        click.echo(f"Warning: {environment.MISSING_CONTACT} Full texts fail until one is set.", err=True)
 
 
 @query.command("list")
@@ -80,7 +88,9 @@ def query_list(as_json: bool) -> None:
         return
     for spec in specs.values():
         dates = f"{spec.date_from or '…'} to {spec.date_to or '…'}"
-        click.echo(f"{spec.slug}\t{', '.join(spec.sources)}\t{dates}\t{spec.title or spec.text_for(spec.sources[0])[:60]}")
+        click.echo(
+            f"{spec.slug}\t{', '.join(spec.sources)}\t{dates}\t{spec.title or spec.text_for(spec.sources[0])[:60]}"
+        )
 
 
 # --- runs ------------------------------------------------------------------------------
@@ -95,14 +105,18 @@ def demo(slug: str) -> None:
     dataset = _materialize_preference_dataset()
     click.echo(f"\nhysem demo: query {slug!r}")
     for row in _status_rows(slug):
-        click.echo(f"  {row['asset']:<28} {'materialized' if row['materialized'] else 'missing':<13} rows={row['rows']}")
+        click.echo(
+            f"  {row['asset']:<28} {'materialized' if row['materialized'] else 'missing':<13} rows={row['rows']}"
+        )
     if not (result.success and dataset.success):
         raise click.ClickException("Some assets failed; see the log above.")
 
 
 @main.command()
 @click.option("--query", "slug", required=True, help="Query slug (partition).")
-@click.option("--select", "selection", help="Dagster asset selection, e.g. 'raw_metadata/pubmed' or 'group:acquisition'.")
+@click.option(
+    "--select", "selection", help="Dagster asset selection, e.g. 'raw_metadata/pubmed' or 'group:acquisition'."
+)
 def materialize(slug: str, selection: str | None) -> None:
     """Materialize assets for one query partition (all of them by default)."""
     get_query(slug)
@@ -114,9 +128,16 @@ def materialize(slug: str, selection: str | None) -> None:
 
 @main.command()
 @click.option("--queries", "slugs", required=True, help="Comma-separated query slugs (partitions), e.g. a,b.")
-@click.option("--select", "assets", help="Comma-separated asset keys (e.g. raw_metadata/pubmed); default: the whole graph.")
-@click.option("--url", default="http://127.0.0.1:3000", show_default=True, envvar="HYSEM_DAGSTER_URL",
-              help="The running Dagster webserver (`hysem ui`).")
+@click.option(
+    "--select", "assets", help="Comma-separated asset keys (e.g. raw_metadata/pubmed); default: the whole graph."
+)
+@click.option(
+    "--url",
+    default="http://127.0.0.1:3000",
+    show_default=True,
+    envvar="HYSEM_DAGSTER_URL",
+    help="The running Dagster webserver (`hysem ui`).",
+)
 @click.option("--wait", is_flag=True, help="Wait until every run has finished; fail if any did not succeed.")
 def backfill(slugs: str, assets: str | None, url: str, wait: bool) -> None:
     """Backfill several queries through the Dagster daemon, as the UI's backfill does."""
@@ -131,12 +152,20 @@ def backfill(slugs: str, assets: str | None, url: str, wait: bool) -> None:
         click.echo(f"Launched backfill {backfill_id} for {', '.join(names)}: {url.rstrip('/')}/runs/b/{backfill_id}")
         if not wait:
             return
-        result = wait_for_backfill(url, backfill_id, on_update=lambda s: click.echo(
-            f"  {s.status}: " + (", ".join(f"{r.partition} {r.status.lower()}" for r in s.runs) or "no runs yet"), err=True))
+        result = wait_for_backfill(
+            url,
+            backfill_id,
+            on_update=lambda s: click.echo(
+                f"  {s.status}: " + (", ".join(f"{r.partition} {r.status.lower()}" for r in s.runs) or "no runs yet"),
+                err=True,
+            ),
+        )
     except (GraphQLError, TimeoutError) as exc:
         raise click.ClickException(str(exc)) from exc
     if not result.succeeded:
-        raise click.ClickException(f"Backfill {backfill_id} ended {result.status}" + (f": {result.error}" if result.error else "."))
+        raise click.ClickException(
+            f"Backfill {backfill_id} ended {result.status}" + (f": {result.error}" if result.error else ".")
+        )
     click.echo(f"Backfill {backfill_id} succeeded ({len(result.runs)} runs).")
 
 
@@ -161,21 +190,22 @@ def status(slug: str | None, as_json: bool) -> None:
 @click.argument("asset")
 @click.option("--query", "slug", required=True, help="Query slug (partition).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout).")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout)."
+)
 def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
     """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``."""
-    from hysem_assets.storage import asset_file
-
-    path = asset_file(asset, slug)
-    if not path.is_file():
-        raise click.ClickException(f"{asset} is not materialized for {slug!r} (no {path}). Run `hysem materialize --query {slug}`.")
-    frame = pd.read_parquet(path)
+    frame = _load_asset(asset, slug)
+    if frame is None:
+        raise click.ClickException(f"{asset} is not materialized for {slug!r}. Run `hysem materialize --query {slug}`.")
     if fmt == "parquet":
         if output is None:
             raise click.UsageError("--format parquet needs -o FILE.")
         frame.to_parquet(output, index=False)
     else:
-        text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records", force_ascii=False, indent=2)
+        text = (
+            frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records", force_ascii=False, indent=2)
+        )
         if output:
             output.write_text(text, encoding="utf-8")
         else:
@@ -186,8 +216,13 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
 
 @main.command()
 @click.option("--query", "slug", required=True, help="Query slug (partition).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The report to write: .html (self-contained page) or .md.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The report to write: .html (self-contained page) or .md.",
+)
 def report(slug: str, output: Path) -> None:
     """Write a query's review report: PRISMA flow, topic map, evidence table, saved reports, answers."""
     from hysem_assets.review.report import NotMaterialized, render_html, render_markdown, stored_report
@@ -205,15 +240,25 @@ def report(slug: str, output: Path) -> None:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise click.ClickException(f"Cannot write {output}: {exc.strerror}.") from None
-    click.echo(f"Wrote the review report of {slug!r} ({len(review.evidence):,} included studies) to {output}.", err=True)
+    click.echo(
+        f"Wrote the review report of {slug!r} ({len(review.evidence):,} included studies) to {output}.", err=True
+    )
 
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).")
-@click.option("--explain", nargs=2, metavar="ID1 ID2",
-              help="Print why these two records were or were not merged, instead of writing the rows.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).",
+)
+@click.option(
+    "--explain",
+    nargs=2,
+    metavar="ID1 ID2",
+    help="Print why these two records were or were not merged, instead of writing the rows.",
+)
 def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | None) -> None:
     """Find duplicates in a bibliography export (CSV, RIS or BibTeX) with hysem's matcher.
 
@@ -252,22 +297,42 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     else:
         result.to_csv(output, index=False, sep="\t" if suffix == ".tsv" else ",")
     clusters = result["cluster_id"].nunique()
-    click.echo(f"{len(result):,} records -> {clusters:,} works ({len(result) - clusters:,} duplicates); wrote {output}", err=True)
+    click.echo(
+        f"{len(result):,} records -> {clusters:,} works ({len(result) - clusters:,} duplicates); wrote {output}",
+        err=True,
+    )
 
 
 @main.command()
 @click.argument("pdf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file (default: stdout).")
-@click.option("--pipeline", type=click.Choice(["native", "standard"]), default="native", show_default=True,
-              help="native: no model weights; standard: Docling's layout models from --artifacts-path.")
-@click.option("--artifacts-path", type=click.Path(file_okay=False, path_type=Path),
-              help="Folder made by `docling-tools models download -o DIR` (standard pipeline).")
-def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | None) -> None:
-    """Parse one PDF to Markdown with the same code as the parsed_docs asset."""
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file (default: stdout)."
+)
+@click.option(
+    "--pipeline",
+    type=click.Choice(["native", "standard"]),
+    default="native",
+    show_default=True,
+    help="native: no model weights; standard: Docling's layout models from --artifacts-path.",
+)
+@click.option(
+    "--artifacts-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder made by `docling-tools models download -o DIR` (standard pipeline).",
+)
+@click.option(
+    "--ocr-engine",
+    type=click.Choice(["tesseract", "rapidocr", "off"]),
+    default="tesseract",
+    show_default=True,
+    help="Native pipeline: OCR engine for pages without a usable text layer.",
+)
+def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | None, ocr_engine: str) -> None:
+    """Parse one PDF to Markdown with the same code as the parsed_docs asset; exits 1 when it cannot."""
     from hysem_assets.parsing import ParseOptions, parse_pdf
 
     try:
-        options = ParseOptions(pipeline=pipeline, artifacts_path=artifacts_path)
+        options = ParseOptions(pipeline=pipeline, artifacts_path=artifacts_path, ocr_engine=ocr_engine)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
     document = parse_pdf(pdf, options)
@@ -275,7 +340,11 @@ def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | 
         raise click.ClickException(f"{pdf}: {document.error}")
     if output:
         output.write_text(document.markdown, encoding="utf-8")
-        click.echo(f"{pdf}: {document.pages} pages, {document.token_count:,} tokens ({document.parser}) -> {output}", err=True)
+        click.echo(
+            f"{pdf}: {document.pages} pages ({document.status}, {document.ocr_pages} by OCR), "
+            f"{document.token_count:,} tokens ({document.parser}) -> {output}",
+            err=True,
+        )
     else:
         sys.stdout.write(document.markdown)
 
@@ -288,17 +357,19 @@ def ask(question: str, slug: str, as_json: bool) -> None:
     """Answer QUESTION from a materialized query, with citations from its library."""
     from hysem_assets.qa import QAInputError, answer_questions
     from hysem_assets.qa.assets import qa_engine
-    from hysem_assets.settings import load_profile
-    from hysem_assets.storage import asset_file
+    from hysem_assets.resources import build_resources
 
     get_query(slug)
-    paths = {name: asset_file(name, slug) for name in ("vector_index", "library", "canonical_terms")}
-    missing = [name for name, path in paths.items() if not path.is_file()]
+    frames = {name: _load_asset(name, slug) for name in ("vector_index", "library", "canonical_terms")}
+    missing = [name for name, frame in frames.items() if frame is None]
     if missing:
-        raise click.ClickException(f"{', '.join(missing)} not materialized for {slug!r}; run `hysem materialize --query {slug}`.")
-    frames = {name: pd.read_parquet(path) for name, path in paths.items()}
+        raise click.ClickException(
+            f"{', '.join(missing)} not materialized for {slug!r}; run `hysem materialize --query {slug}`."
+        )
     try:
-        with qa_engine(load_profile(), slug, frames["vector_index"], frames["library"], frames["canonical_terms"]) as engine:
+        with qa_engine(
+            build_resources(), slug, frames["vector_index"], frames["library"], frames["canonical_terms"]
+        ) as engine:
             answers, _ = answer_questions([question], engine)
     except QAInputError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -313,7 +384,7 @@ def export_preferences_command(output: Path | None, fmt: str) -> None:
     """Materialize preference_dataset from every query's preference log (DPO: prompt, chosen, rejected)."""
     import shutil
 
-    from hysem_assets.settings import hysem_home
+    from hysem_assets.environment import hysem_home
 
     if not _materialize_preference_dataset().success:
         raise click.ClickException("preference_dataset failed; see the log above.")
@@ -334,18 +405,18 @@ def eval_retrieval(folder: Path, method: str, split: str) -> None:
     Uses the chunking, indexes and search of the vector_index asset and the QA stage;
     hybrid is Reciprocal Rank Fusion (k = 60) of the dense and keyword lists.
     """
+    from hysem_assets.resources import build_resources
     from hysem_assets.retrieval.beir import evaluate_beir
-    from hysem_assets.retrieval.settings import VectorIndexSettings
-    from hysem_assets.settings import load_profile
 
-    settings = load_profile().asset_settings("vector_index", VectorIndexSettings)
     try:
-        results = evaluate_beir(folder, method, embedder=settings.embedder(), split=split)
+        results = evaluate_beir(folder, method, embedder=build_resources()["chunk_store"].encoder(), split=split)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(f"{folder}: {exc}") from exc
     click.echo(f"{'method':<8} {'nDCG@10':>8} {'Recall@100':>11} {'queries':>8}")
     for metrics in results.values():
-        click.echo(f"{metrics.method:<8} {metrics.ndcg_at_10:>8.4f} {metrics.recall_at_100:>11.4f} {metrics.queries:>8}")
+        click.echo(
+            f"{metrics.method:<8} {metrics.ndcg_at_10:>8.4f} {metrics.recall_at_100:>11.4f} {metrics.queries:>8}"
+        )
 
 
 @main.command()
@@ -355,12 +426,10 @@ def ui(port: int) -> None:
     import os
 
     from hysem_assets.instance import prepare_dagster_home
-    from hysem_assets.settings import PROJECT_ROOT
 
     prepare_dagster_home()
-    workspace = str(PROJECT_ROOT / "workspace.yaml")
-    os.chdir(PROJECT_ROOT)
-    os.execv(sys.executable, [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", str(port), "-w", workspace])
+    command = ["dagster", "dev", "-h", "127.0.0.1", "-p", str(port), "-m", "hysem_assets.definitions"]
+    os.execv(sys.executable, [sys.executable, "-m", *command])
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -383,7 +452,8 @@ def _register_partitions(slugs: list[str]) -> None:
 
 def _materialize(slug: str, selection: str | None):
     """Run in-process against the persistent instance, so the UI and `status` see the runs."""
-    from dagster import AssetSelection, materialize as dagster_materialize
+    from dagster import AssetSelection
+    from dagster import materialize as dagster_materialize
 
     from hysem_assets.definitions import defs
     from hysem_assets.instance import get_instance
@@ -404,16 +474,38 @@ def _materialize(slug: str, selection: str | None):
 
 def _materialize_preference_dataset():
     """The cross-query preference dataset, from every query's materialized preference log."""
-    from dagster import AssetSelection, materialize as dagster_materialize
+    from dagster import AssetSelection
+    from dagster import materialize as dagster_materialize
 
     from hysem_assets.definitions import defs
     from hysem_assets.instance import get_instance
 
     return dagster_materialize(
-        list(defs.assets), instance=get_instance(), resources=defs.resources,
-        selection=AssetSelection.assets("preference_dataset"), raise_on_error=False,
+        list(defs.assets),
+        instance=get_instance(),
+        resources=defs.resources,
+        selection=AssetSelection.assets("preference_dataset"),
+        raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )
+
+
+def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
+    """One asset partition read through the code location's IO manager; None when it is not
+    materialized. An unknown asset name fails with the list of assets."""
+    from dagster import AssetKey
+
+    from hysem_assets.definitions import defs
+    from hysem_assets.instance import get_instance
+
+    key = AssetKey.from_user_string(asset)
+    known = sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())
+    if asset not in known:
+        raise click.ClickException(f"No asset named {asset!r}. Assets: {', '.join(known)}.")
+    try:
+        return defs.load_asset_value(key, partition_key=slug, instance=get_instance())
+    except FileNotFoundError:
+        return None
 
 
 def _status_rows(slug: str) -> list[dict]:
@@ -433,12 +525,16 @@ def _status_rows(slug: str) -> list[dict]:
         materialization = event.asset_materialization if event else None
         metadata = materialization.metadata if materialization else {}
         row_count = metadata.get("dagster/row_count")
-        rows.append({
-            "query": slug,
-            "asset": key.to_user_string(),
-            "materialized": materialization is not None,
-            "rows": row_count.value if row_count is not None else None,
-            "last_run": event.run_id if event else None,
-            "last_materialized_at": dt.datetime.fromtimestamp(event.timestamp, dt.UTC).isoformat() if event else None,
-        })
+        rows.append(
+            {
+                "query": slug,
+                "asset": key.to_user_string(),
+                "materialized": materialization is not None,
+                "rows": row_count.value if row_count is not None else None,
+                "last_run": event.run_id if event else None,
+                "last_materialized_at": dt.datetime.fromtimestamp(event.timestamp, dt.UTC).isoformat()
+                if event
+                else None,
+            }
+        )
     return rows

@@ -14,13 +14,11 @@ from hysem_assets.knowledge.assets import knowledge_graph, report_assets, vector
 from hysem_assets.parsing.assets import parsed_docs
 from hysem_assets.placement import TAG_CONCURRENCY_LIMITS
 from hysem_assets.qa.assets import preference_dataset, qa_answers
-from hysem_assets.resources import ScholarlyApis
+from hysem_assets.resources import build_resources
 from hysem_assets.review.assets import evidence_table, prisma_flow
 from hysem_assets.sensors import added_query_sensor, queries_sensor
-from hysem_assets.storage import ParquetStorage
 from hysem_assets.terms.assets import canonical_terms
 from hysem_assets.topics.assets import topics
-
 
 
 def executor() -> ExecutorDefinition:
@@ -33,10 +31,25 @@ def executor() -> ExecutorDefinition:
 
 
 defs = Definitions(
-    assets=[*raw_metadata_assets, deduped_corpus, pdfs, library, parsed_docs, extracted_fields, topics, canonical_terms,
-            vector_index, knowledge_graph, *report_assets, qa_answers, preference_dataset, prisma_flow, evidence_table],
+    assets=[
+        *raw_metadata_assets,
+        deduped_corpus,
+        pdfs,
+        library,
+        parsed_docs,
+        extracted_fields,
+        topics,
+        canonical_terms,
+        vector_index,
+        knowledge_graph,
+        *report_assets,
+        qa_answers,
+        preference_dataset,
+        prisma_flow,
+        evidence_table,
+    ],
     jobs=[query_job, qa_job, add_query_job],
     sensors=[queries_sensor, added_query_sensor],
-    resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+    resources=build_resources(),
     executor=executor(),
 )

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-_DOI_PREFIX = re.compile(
-    r"^\s*(?:https?://(?:dx\.)?doi\.org/|doi\.org/|doi:\s*|urn:doi:)", re.IGNORECASE
-)
+_DOI_PREFIX = re.compile(r"^\s*(?:https?://(?:dx\.)?doi\.org/|doi\.org/|doi:\s*|urn:doi:)", re.IGNORECASE)
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
 
 

@@ -7,7 +7,7 @@ import shutil
 
 from dagster import DagsterInstance
 
-from hysem_assets.settings import config_dir, dagster_home
+from hysem_assets.environment import config_dir, dagster_home
 
 
 def prepare_dagster_home() -> str:

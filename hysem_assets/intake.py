@@ -8,9 +8,9 @@ unless the launch said ``materialize: false``.
 from dagster import Config, Failure, MetadataValue, Nothing, OpExecutionContext, Out, Output, job, op
 from pydantic import Field
 
+from hysem_assets.environment import MISSING_CONTACT, mailto
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.queries import METADATA_SOURCES, QueryError, QuerySpec, append_query, new_query_spec, queries_file
-from hysem_assets.settings import MISSING_CONTACT, mailto
 
 
 class NewQuery(Config):
@@ -31,9 +31,15 @@ class NewQuery(Config):
 
     def spec(self) -> QuerySpec:
         return new_query_spec(
-            self.text, slug=self.slug, title=self.title, sources=self.sources,
+            self.text,
+            slug=self.slug,
+            title=self.title,
+            sources=self.sources,
             per_source={"pubmed": self.pubmed, "openalex": self.openalex, "scopus": self.scopus},
-            date_from=self.date_from, date_to=self.date_to, max_records=self.max_records, mailto=self.mailto,
+            date_from=self.date_from,
+            date_to=self.date_to,
+            max_records=self.max_records,
+            mailto=self.mailto,
         )
 
 
@@ -48,12 +54,15 @@ def add_query(context: OpExecutionContext, config: NewQuery) -> Output:
     context.log.info(f"Added query {spec.slug!r} to {queries_file()} and registered its partition.")
     if not mailto(spec.mailto):
         context.log.warning(f"{MISSING_CONTACT} Full texts fail until one is set.")
-    return Output(None, metadata={
-        "slug": spec.slug,
-        "sources": ", ".join(spec.sources),
-        "query": MetadataValue.json(spec.model_dump(mode="json", exclude_none=True)),
-        "materialize": config.materialize,
-    })
+    return Output(
+        None,
+        metadata={
+            "slug": spec.slug,
+            "sources": ", ".join(spec.sources),
+            "query": MetadataValue.json(spec.model_dump(mode="json", exclude_none=True)),
+            "materialize": config.materialize,
+        },
+    )
 
 
 @job(description="Add a search query from the launchpad (see the config's fields); its whole graph runs next.")

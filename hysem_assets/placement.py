@@ -10,9 +10,9 @@ from functools import cache
 
 import yaml
 
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets.environment import BUNDLED
 
-STEP_TAGS_FILE = PROJECT_ROOT / "deploy" / "k8s" / "gpu-step-tags.yaml"
+STEP_TAGS_FILE = BUNDLED / "k8s" / "gpu-step-tags.yaml"
 GRAPH_STORE_TAG = {"hysem/graph_store": "open"}
 #: Executor config: steps tagged GRAPH_STORE_TAG never overlap.
 TAG_CONCURRENCY_LIMITS = [{"key": "hysem/graph_store", "value": "open", "limit": 1}]

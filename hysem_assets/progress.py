@@ -12,7 +12,9 @@ from tqdm import tqdm
 class Progress:
     """Callable ``(done, total)`` that logs at most every ``interval_s`` seconds with a rate."""
 
-    def __init__(self, log: logging.Logger | logging.LoggerAdapter, label: str, unit: str = "records", interval_s: float = 2.0):
+    def __init__(
+        self, log: logging.Logger | logging.LoggerAdapter, label: str, unit: str = "records", interval_s: float = 2.0
+    ):
         self.log = log
         self.label = label
         self.unit = unit

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from hysem_assets.settings import config_dir
+from hysem_assets.environment import config_dir
 
 METADATA_SOURCES = ("pubmed", "openalex", "scopus")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
@@ -104,8 +104,14 @@ def new_query_spec(
     slug = slug or slugify(title or text or next(iter(own.values())))
     try:
         return QuerySpec(
-            slug=slug, title=title, query=query, sources=list(sources), date_from=date_from or None,
-            date_to=date_to or None, max_records=max_records, mailto=mailto or None,
+            slug=slug,
+            title=title,
+            query=query,
+            sources=list(sources),
+            date_from=date_from or None,
+            date_to=date_to or None,
+            max_records=max_records,
+            mailto=mailto or None,
         )
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors())

@@ -13,24 +13,24 @@ import pandas as pd
 
 #: Columns every raw_metadata table carries, in this order.
 CORE_COLUMNS: tuple[str, ...] = (
-    "source",        # "pubmed" | "openalex" | "scopus"
-    "source_id",     # the source's own id: PMID, OpenAlex W-id, Scopus EID
-    "doi",           # normalized DOI (lower case, no resolver prefix) or None
+    "source",  # "pubmed" | "openalex" | "scopus"
+    "source_id",  # the source's own id: PMID, OpenAlex W-id, Scopus EID
+    "doi",  # normalized DOI (lower case, no resolver prefix) or None
     "title",
-    "abstract",      # plain text; structured sections as "LABEL: text" paragraphs
-    "authors",       # list of "Surname, Given" strings (collectives as given)
+    "abstract",  # plain text; structured sections as "LABEL: text" paragraphs
+    "authors",  # list of "Surname, Given" strings (collectives as given)
     "first_author",  # surname of the first author, or the collective name
-    "year",          # int or None
+    "year",  # int or None
     "journal",
     "volume",
     "issue",
     "pages",
-    "item_type",     # source's own type, lower case ("journal-article", "erratum", "book", ...)
-    "language",      # ISO 639 code as the source gives it
+    "item_type",  # source's own type, lower case ("journal-article", "erratum", "book", ...)
+    "language",  # ISO 639 code as the source gives it
     "pmid",
-    "openalex_id",   # "W123..." without the URL prefix
-    "oa_url",        # best open-access URL the source knows of
-    "raw",           # the untouched source record (JSON text, or XML text for PubMed)
+    "openalex_id",  # "W123..." without the URL prefix
+    "oa_url",  # best open-access URL the source knows of
+    "raw",  # the untouched source record (JSON text, or XML text for PubMed)
 )
 
 

@@ -1,18 +1,52 @@
-"""Dagster resources: the active profile's scholarly API endpoints."""
+"""Dagster resources, one per profile section, built once from one typed profile.
+
+``build_resources`` reads the profile that ``HYSEM_PROFILE`` names (a file in
+``resources/``) and turns each of its sections into a ``ConfigurableResource``:
+``definitions.py`` and the ``hysem`` command call it, so a run and the command line
+use the same settings; the Dagster UI lists every resource with its config, the
+launchpad can override it, and tests swap one for another. Asset bodies receive
+resources and never read the profile themselves.
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dagster import ConfigurableResource, InitResourceContext
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
+from hysem_assets.embeddings import Encoder
+from hysem_assets.environment import bundled_profiles
 from hysem_assets.mirror import MirrorServer, default_snapshot_dir
+from hysem_assets.profile import (
+    AnswerSettings,
+    ExtractionSettings,
+    GraphSettings,
+    HttpSettings,
+    ParsingSettings,
+    PdfSettings,
+    Profile,
+    ProfileError,
+    SourceSettings,
+    TermsSettings,
+    TopicsSettings,
+    VectorIndexSettings,
+    read_profile,
+)
 from hysem_assets.queries import METADATA_SOURCES, QuerySpec
-from hysem_assets.settings import Profile, load_profile
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
-from hysem_assets.sources.endpoints import fetch, lookup, needs_mirror, resolve_endpoint
+from hysem_assets.sources.endpoints import base_url, fetch, lookup, needs_mirror, resolve_endpoint
 from hysem_assets.sources.lookups import LookupOutcome
+from hysem_assets.stores.connect import keyword_root, open_chunk_store, open_graph_store
+from hysem_assets.stores.graph import GraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+
+if TYPE_CHECKING:  # imported where used: parsing pulls in Docling, which most steps never need
+    from hysem_assets.fulltext.download import PdfLimits
+    from hysem_assets.parsing import ParseOptions
 
 MIRRORED_SOURCES = (*METADATA_SOURCES, "crossref", "unpaywall")
 #: The bundled mirror checks that a key is sent, as Scopus does, but any value passes.
@@ -20,19 +54,22 @@ MIRROR_API_KEY = "sample-snapshot"
 
 
 class ScholarlyApis(ConfigurableResource):
-    """Endpoints of PubMed, OpenAlex, Scopus, Crossref and Unpaywall for the active profile.
+    """Endpoints of PubMed, OpenAlex, Scopus, Crossref, Unpaywall and Zotero.
 
-    When the profile is the embedded default, the bundled sample snapshot is served
-    on 127.0.0.1 for the duration of the step, so the same HTTP clients run offline.
+    With ``mirror`` on (the embedded default), the bundled sample snapshot is served on
+    127.0.0.1 for the duration of the step to every source without a URL, so the same
+    HTTP clients run offline. API keys come from the environment when a client is built.
     """
 
-    profile: str = ""  # empty: HYSEM_PROFILE, else "local"
+    mirror: bool = Field(False, description="Serve the bundled sample snapshot to sources without a URL.")
+    sources: dict[str, SourceSettings] = Field(default_factory=dict, description="HTTP sources by name.")
+    http: HttpSettings = Field(default_factory=HttpSettings, description="Timeouts and retries.")
 
     _profile: Profile = PrivateAttr()
     _mirror: MirrorServer | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
-        self._profile = load_profile(self.profile or None)
+        self._profile = Profile(name="scholarly_apis", mirror=self.mirror, sources=self.sources, http=self.http)
         if needs_mirror(self._profile, list(MIRRORED_SOURCES)):
             self._mirror = MirrorServer(default_snapshot_dir())
             self._mirror.start()
@@ -40,10 +77,6 @@ class ScholarlyApis(ConfigurableResource):
     def teardown_after_execution(self, context: InitResourceContext) -> None:
         if self._mirror is not None:
             self._mirror.stop()
-
-    @property
-    def active_profile(self) -> Profile:
-        return self._profile
 
     def endpoint(self, source: str, spec: QuerySpec | None = None) -> Endpoint:
         mirror_urls = self._mirror.base_urls if self._mirror else None
@@ -53,8 +86,145 @@ class ScholarlyApis(ConfigurableResource):
             endpoint = replace(endpoint, api_key=MIRROR_API_KEY)
         return endpoint
 
-    def fetch(self, source: str, spec: QuerySpec, progress: ProgressCallback = no_progress) -> FetchOutcome:
-        return fetch(self.endpoint(source, spec), spec, self._profile.http, progress)
+    def base_url(self, source: str) -> str:
+        """Where ``source`` lives (environment variable, profile, mirror, public API)."""
+        return base_url(source, self._profile, self._mirror.base_urls if self._mirror else None)
 
-    def lookup(self, source: str, dois: list[str], spec: QuerySpec, progress: ProgressCallback = no_progress) -> LookupOutcome:
-        return lookup(self.endpoint(source, spec), dois, self._profile.http, progress)
+    def fetch(self, source: str, spec: QuerySpec, progress: ProgressCallback = no_progress) -> FetchOutcome:
+        return fetch(self.endpoint(source, spec), spec, self.http, progress)
+
+    def lookup(
+        self, source: str, dois: list[str], spec: QuerySpec, progress: ProgressCallback = no_progress
+    ) -> LookupOutcome:
+        return lookup(self.endpoint(source, spec), dois, self.http, progress)
+
+
+class PdfFetcher(ConfigurableResource):
+    """Limits of the open-access PDF downloads (``pdfs``)."""
+
+    settings: PdfSettings = Field(default_factory=PdfSettings, description="Size cap, timeouts, rates.")
+
+    def limits(self) -> PdfLimits:
+        from hysem_assets.fulltext.download import PdfLimits
+
+        s = self.settings
+        return PdfLimits(
+            max_bytes=int(s.max_megabytes * 2**20),
+            timeout_s=s.timeout_s,
+            max_redirects=s.max_redirects,
+            requests_per_second=s.requests_per_second,
+            max_concurrency=s.max_concurrency,
+        )
+
+
+class PdfParser(ConfigurableResource):
+    """The Docling pipeline of ``parsed_docs``, its model artifacts and its placement."""
+
+    settings: ParsingSettings = Field(default_factory=ParsingSettings, description="Pipeline, OCR, devices, workers.")
+
+    def options(self) -> ParseOptions:
+        """What each parse worker is told (the placement, devices and workers, stays with the asset)."""
+        from hysem_assets.parsing import ParseOptions
+
+        s = self.settings
+        return ParseOptions(
+            pipeline=s.pipeline,
+            artifacts_path=Path(s.artifacts_path) if s.artifacts_path else None,
+            num_threads=s.num_threads,
+            table_structure=s.table_structure,
+            formula_enrichment=s.formula_enrichment,
+            ocr=s.ocr,
+            ocr_engine=s.ocr_engine,
+            layout_heuristics=s.layout_heuristics,
+            document_timeout_s=s.document_timeout_s,
+        )
+
+
+class FieldExtractor(ConfigurableResource):
+    """The extraction model of ``extracted_fields`` and how text is fed to it."""
+
+    settings: ExtractionSettings = Field(default_factory=ExtractionSettings, description="Backend and chunking.")
+
+
+class TopicModeller(ConfigurableResource):
+    """Processes for the topic grid and the model that names topics (``topics``)."""
+
+    settings: TopicsSettings = Field(default_factory=TopicsSettings, description="Workers and labelling model.")
+
+
+class TermUnifier(ConfigurableResource):
+    """The embedding model and thresholds of synonym unification (``canonical_terms``)."""
+
+    settings: TermsSettings = Field(default_factory=TermsSettings, description="Model, device, thresholds.")
+
+
+class ChunkStore(ConfigurableResource):
+    """The chunk store (Qdrant, embedded or a server) with its chunking and embedding model."""
+
+    settings: VectorIndexSettings = Field(default_factory=VectorIndexSettings, description="Store, model, chunking.")
+
+    def open(self) -> QdrantChunkStore:
+        return open_chunk_store(self.settings)
+
+    def keyword_root(self) -> Path:
+        """Where the keyword (BM25) indexes live, one folder per query."""
+        return keyword_root(self.settings)
+
+    def encoder(self) -> Encoder:
+        """The model that embeds chunks and questions alike."""
+        return Encoder(self.settings.model, device=self.settings.device, batch_size=self.settings.batch_size)
+
+
+class GraphDatabase(ConfigurableResource):
+    """The knowledge graph store: embedded ladybug or a Neo4j server."""
+
+    settings: GraphSettings = Field(default_factory=GraphSettings, description="Backend, file or server, batch size.")
+
+    def open(self) -> GraphStore:
+        return open_graph_store(self.settings)
+
+
+class AnswerModels(ConfigurableResource):
+    """Retrieval depth, the revise loop and the generator, auditor and Cypher models of ``answers``."""
+
+    settings: AnswerSettings = Field(default_factory=AnswerSettings, description="Retrieval and models.")
+
+
+def profile_path(name: str | None = None) -> Path:
+    """The profile file: ``HYSEM_PROFILE`` (a bundled name or a path), default ``local``."""
+    name = name or os.environ.get("HYSEM_PROFILE", "local")
+    if name.endswith((".yaml", ".yml")) or os.sep in name:
+        return Path(name).expanduser().resolve()
+    return bundled_profiles() / f"{name}.yaml"
+
+
+def load_profile(name: str | None = None) -> Profile:
+    """Read and validate the active profile; errors name the file and what to fix."""
+    path = profile_path(name)
+    if not path.is_file():
+        available = sorted(p.stem for p in bundled_profiles().glob("*.yaml"))
+        raise ProfileError(
+            f"Profile file {path} does not exist. Set HYSEM_PROFILE to one of {available} "
+            "or to the path of a profile YAML file."
+        )
+    return read_profile(path)
+
+
+def build_resources(profile: Profile | None = None) -> dict[str, Any]:
+    """Every resource of the code location from one profile (default: the active one)."""
+    from hysem_assets.storage import ParquetStorage
+
+    profile = profile or load_profile()
+    sections = profile.assets
+    return {
+        "io_manager": ParquetStorage(),
+        "scholarly_apis": ScholarlyApis(mirror=profile.mirror, sources=dict(profile.sources), http=profile.http),
+        "pdf_fetcher": PdfFetcher(settings=profile.pdfs),
+        "pdf_parser": PdfParser(settings=sections.parsed_docs),
+        "field_extractor": FieldExtractor(settings=sections.extracted_fields),
+        "topic_modeller": TopicModeller(settings=sections.topics),
+        "term_unifier": TermUnifier(settings=sections.canonical_terms),
+        "chunk_store": ChunkStore(settings=sections.vector_index),
+        "graph_database": GraphDatabase(settings=sections.knowledge_graph),
+        "answer_models": AnswerModels(settings=sections.answers),
+    }

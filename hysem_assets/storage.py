@@ -10,7 +10,7 @@ import pandas as pd
 from dagster import ConfigurableIOManagerFactory, InputContext, OutputContext, UPathIOManager
 from upath import UPath
 
-from hysem_assets.settings import hysem_home
+from hysem_assets.environment import hysem_home
 
 
 def assets_dir() -> Path:

@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.settings import PROJECT_ROOT
-
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+from hysem_assets_tests.paths import PROJECT_ROOT, REALDATA
 
 
 @pytest.fixture(autouse=True)

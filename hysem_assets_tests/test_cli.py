@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +13,7 @@ from dagster import DagsterInstance
 
 from hysem_assets.cli import SAMPLE_QUERY, main
 from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets_tests.parsing.builders import scanned_pdf
 
 EXPECTED = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]
 
@@ -71,10 +74,10 @@ def test_dedupe_command_adds_cluster_ids_and_reports_bad_rows(tmp_path: Path):
     source = tmp_path / "export.csv"
     source.write_bytes(
         b"ID,title,author,year,journal,volume,pages,doi\n"
-        b"a,Machine learning of ozone and heart failure admissions,\"M\xc3\xbcller, J\",2020,Env Res,12,1-9,https://doi.org/10.5555/X.1\n"
-        b"b,Machine Learning of Ozone and Heart-Failure Admissions.,\"Muller, J.\",2020,Environmental Research,12,1-9,\n"
-        b"b,,\"Lee, K\",2019,,,,not-a-doi\n"
-        b"d,Caf\xe9 workers and PM2.5 exposure,\"Roy, A\",2018,,,,\n"
+        b'a,Machine learning of ozone and heart failure admissions,"M\xc3\xbcller, J",2020,Env Res,12,1-9,https://doi.org/10.5555/X.1\n'
+        b'b,Machine Learning of Ozone and Heart-Failure Admissions.,"Muller, J.",2020,Environmental Research,12,1-9,\n'
+        b'b,,"Lee, K",2019,,,,not-a-doi\n'
+        b'd,Caf\xe9 workers and PM2.5 exposure,"Roy, A",2018,,,,\n'
     )
     output = tmp_path / "out.csv"
     result = CliRunner().invoke(main, ["dedupe", str(source), "-o", str(output)])
@@ -111,6 +114,14 @@ def test_parse_command_writes_markdown_and_reports_bad_files(tmp_path: Path):
     assert truncated.exit_code == 1 and "corrupt or not a PDF" in truncated.output
 
 
+def test_parse_exits_non_zero_on_a_scan_with_ocr_off_and_says_how_to_turn_it_on(tmp_path: Path):
+    scan = scanned_pdf(default_snapshot_dir() / "files" / "10.5555_ahi.2019.0203.pdf", tmp_path / "scan.pdf")
+    hysem = Path(sys.executable).parent / "hysem"
+    done = subprocess.run([str(hysem), "parse", str(scan), "--ocr-engine", "off"], capture_output=True, text=True)
+    assert done.returncode == 1 and done.stdout == ""
+    assert str(scan) in done.stderr and "OCR is off" in done.stderr and "--ocr-engine tesseract" in done.stderr
+
+
 def test_eval_retrieval_prints_the_three_methods_side_by_side():
     folder = Path(__file__).parent / "retrieval" / "beir_sample"
     result = CliRunner().invoke(main, ["eval-retrieval", str(folder), "--method", "all"])
@@ -123,9 +134,11 @@ def test_eval_retrieval_prints_the_three_methods_side_by_side():
 
 def test_ask_and_export_preferences_after_the_demo(config: Path, tmp_path: Path):
     assert invoke("demo").exit_code == 0
-    asked = CliRunner().invoke(main, ["ask", "--query", SAMPLE_QUERY, "--json", "How does PM2.5 relate to heart failure?"])
+    asked = CliRunner().invoke(
+        main, ["ask", "--query", SAMPLE_QUERY, "--json", "How does PM2.5 relate to heart failure?"]
+    )
     assert asked.exit_code == 0, asked.output
-    record = json.loads(asked.output[asked.output.index("{"):])
+    record = json.loads(asked.output[asked.output.index("{") :])
     assert record["evidence_found"] and record["unresolved_citations"] == 0 and record["claims"] > 0
     empty = CliRunner().invoke(main, ["ask", "--query", SAMPLE_QUERY, "  "])
     assert empty.exit_code == 1 and "question" in empty.output.lower()

@@ -9,14 +9,18 @@ import sys
 from dagster import AssetKey
 
 from hysem_assets.definitions import defs
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 
 def test_dagster_definitions_validate_passes(isolated_home):
     env = {**os.environ, "DAGSTER_HOME": str(isolated_home)}
     completed = subprocess.run(
         [sys.executable, "-m", "dagster", "definitions", "validate", "-w", "workspace.yaml"],
-        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "Validation successful" in completed.stdout + completed.stderr

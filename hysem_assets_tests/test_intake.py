@@ -23,15 +23,23 @@ def _add(instance: DagsterInstance, **fields):
 def _sensor_on(instance: DagsterInstance, result):
     success = next(e for e in result.all_events if e.event_type == DagsterEventType.RUN_SUCCESS)
     context = build_run_status_sensor_context(
-        sensor_name="added_query_sensor", dagster_event=success, dagster_instance=instance, dagster_run=result.dagster_run
+        sensor_name="added_query_sensor",
+        dagster_event=success,
+        dagster_instance=instance,
+        dagster_run=result.dagster_run,
     )
     return added_query_sensor(context)
 
 
 def test_a_launchpad_query_is_appended_registered_and_its_graph_requested(config: Path) -> None:
     with DagsterInstance.ephemeral() as instance:
-        result = _add(instance, text="Ozone & Heart Failure", pubmed='ozone[tiab] AND "heart failure"[tiab]',
-                      sources=["pubmed", "openalex"], date_to="2024-12-31")
+        result = _add(
+            instance,
+            text="Ozone & Heart Failure",
+            pubmed='ozone[tiab] AND "heart failure"[tiab]',
+            sources=["pubmed", "openalex"],
+            date_to="2024-12-31",
+        )
         assert result.success
         spec = load_queries(config / "queries.yaml")["ozone-heart-failure"]
         assert spec.query == {"pubmed": 'ozone[tiab] AND "heart failure"[tiab]', "openalex": "Ozone & Heart Failure"}

@@ -84,16 +84,23 @@ def test_esearch_counts_every_record_and_pages_with_retstart(mirror: MirrorServe
     default_page = esearch(mirror, db="pubmed", term="anything")
     assert default_page.findtext("RetMax") == "20" and len(default_page.findall("IdList/Id")) == 20
 
-    pages = [esearch(mirror, db="pubmed", term="x", retstart=str(start), retmax="7") for start in range(0, EXPECTED["pubmed"], 7)]
+    pages = [
+        esearch(mirror, db="pubmed", term="x", retstart=str(start), retmax="7")
+        for start in range(0, EXPECTED["pubmed"], 7)
+    ]
     paged = [element.text for page in pages for element in page.iter("Id")]
     assert paged == all_ids
     last_start = (EXPECTED["pubmed"] - 1) // 7 * 7
-    assert pages[-1].findtext("RetStart") == str(last_start) and pages[-1].findtext("RetMax") == str(EXPECTED["pubmed"] - last_start)
+    assert pages[-1].findtext("RetStart") == str(last_start) and pages[-1].findtext("RetMax") == str(
+        EXPECTED["pubmed"] - last_start
+    )
 
 
 def test_esearch_history_then_efetch_by_webenv_returns_every_record_once(mirror: MirrorServer) -> None:
-    status, _, body = fetch(f"{mirror.base_urls['pubmed']}/esearch.fcgi",
-                            data={"db": "pubmed", "term": "ozone", "usehistory": "y", "retmax": "0"})
+    status, _, body = fetch(
+        f"{mirror.base_urls['pubmed']}/esearch.fcgi",
+        data={"db": "pubmed", "term": "ozone", "usehistory": "y", "retmax": "0"},
+    )
     assert status == 200
     search = ET.fromstring(body)
     webenv, query_key = search.findtext("WebEnv"), search.findtext("QueryKey")
@@ -102,8 +109,14 @@ def test_esearch_history_then_efetch_by_webenv_returns_every_record_once(mirror:
 
     fetched: list[str] = []
     for start in range(0, EXPECTED["pubmed"], 12):
-        params = {"db": "pubmed", "WebEnv": webenv, "query_key": query_key, "retstart": str(start),
-                  "retmax": "12", "retmode": "xml"}
+        params = {
+            "db": "pubmed",
+            "WebEnv": webenv,
+            "query_key": query_key,
+            "retstart": str(start),
+            "retmax": "12",
+            "retmode": "xml",
+        }
         status, _, body = fetch(f"{mirror.base_urls['pubmed']}/efetch.fcgi?{urllib.parse.urlencode(params)}")
         assert status == 200
         assert body.startswith('<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet')
@@ -115,8 +128,10 @@ def test_esearch_history_then_efetch_by_webenv_returns_every_record_once(mirror:
 
 def test_efetch_by_ids_keeps_the_requested_order_and_markup(mirror: MirrorServer) -> None:
     wanted = ["35405923", "35675501", "31002418"]  # journal article, book chapter, article with <sup>
-    status, _, body = fetch(f"{mirror.base_urls['pubmed']}/efetch.fcgi",
-                            data={"db": "pubmed", "id": ",".join(wanted + ["99999999"]), "retmode": "xml"})
+    status, _, body = fetch(
+        f"{mirror.base_urls['pubmed']}/efetch.fcgi",
+        data={"db": "pubmed", "id": ",".join(wanted + ["99999999"]), "retmode": "xml"},
+    )
     assert status == 200
     assert efetch_pmids(body) == wanted
     root = ET.fromstring(body)
@@ -187,7 +202,9 @@ def test_scopus_pages_with_start_and_count(mirror: MirrorServer) -> None:
     eids: list[str] = []
     start = 0
     while True:
-        query = urllib.parse.urlencode({"query": "TITLE-ABS-KEY(ozone)", "view": "COMPLETE", "count": 10, "start": start})
+        query = urllib.parse.urlencode(
+            {"query": "TITLE-ABS-KEY(ozone)", "view": "COMPLETE", "count": 10, "start": start}
+        )
         url = f"{mirror.base_urls['scopus']}/content/search/scopus?{query}"
         results = get_json(url, headers)["search-results"]
         assert results["opensearch:totalResults"] == str(EXPECTED["scopus"])
@@ -208,15 +225,17 @@ def test_scopus_without_api_key_is_unauthorised(mirror: MirrorServer) -> None:
 
 
 def test_scopus_rejects_counts_above_the_service_level(mirror: MirrorServer) -> None:
-    status, _, body = fetch(f"{mirror.base_urls['scopus']}/content/search/scopus?query=x&count=500",
-                            headers={"X-ELS-APIKey": "k"})
+    status, _, body = fetch(
+        f"{mirror.base_urls['scopus']}/content/search/scopus?query=x&count=500", headers={"X-ELS-APIKey": "k"}
+    )
     assert status == 400 and json.loads(body)["service-error"]["status"]["statusCode"] == "INVALID_INPUT"
 
 
 def test_scopus_empty_result_set_has_the_real_shape(sparse_snapshot: Path) -> None:
     with MirrorServer(sparse_snapshot) as server:
-        results = get_json(f"{server.base_urls['scopus']}/content/search/scopus?query=x",
-                           headers={"X-ELS-APIKey": "k"})["search-results"]
+        results = get_json(
+            f"{server.base_urls['scopus']}/content/search/scopus?query=x", headers={"X-ELS-APIKey": "k"}
+        )["search-results"]
     assert results["opensearch:totalResults"] == "0"
     assert results["entry"] == [{"@_fa": "true", "error": "Result set was empty"}]
 
@@ -240,8 +259,11 @@ def test_unpaywall_object_and_404(mirror: MirrorServer) -> None:
     assert found["best_oa_location"]["url_for_pdf"] == f"{mirror.root_url}/files/10.9999_eer.2022.214.pdf"
     status, _, body = fetch(f"{base}/v2/10.5555/missing?email=test@example.org")
     assert status == 404
-    assert json.loads(body) == {"HTTP_status_code": 404, "error": True,
-                                "message": "'10.5555/missing' is an invalid doi. See https://doi.org/10.5555/missing"}
+    assert json.loads(body) == {
+        "HTTP_status_code": 404,
+        "error": True,
+        "message": "'10.5555/missing' is an invalid doi. See https://doi.org/10.5555/missing",
+    }
     assert fetch(f"{base}/v2/10.9999/eer.2022.214")[0] == 422
 
 
@@ -300,7 +322,13 @@ def test_command_line_serves_and_prints_the_base_urls() -> None:
     try:
         lines = [process.stdout.readline().strip() for _ in range(7)]
         urls = dict(line.split() for line in lines[1:6])
-        assert lines[0].startswith("Serving ") and set(urls) == {"pubmed", "openalex", "scopus", "crossref", "unpaywall"}
+        assert lines[0].startswith("Serving ") and set(urls) == {
+            "pubmed",
+            "openalex",
+            "scopus",
+            "crossref",
+            "unpaywall",
+        }
         assert fetch(f"{urls['crossref']}/works/10.5555/jec.2019.0312")[0] == 200
     finally:
         process.terminate()

@@ -10,11 +10,12 @@ import yaml
 from dagster import DagsterInstance, materialize
 
 from hysem_assets.definitions import defs
+from hysem_assets.environment import hysem_home
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.settings import PROJECT_ROOT, hysem_home
 from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
 
@@ -36,6 +37,7 @@ def test_whole_graph_on_the_sample():
     # parsed_docs: every generated PDF parses; margin line numbers are gone; tables are Markdown tables.
     parsed = pd.read_parquet(asset_file("parsed_docs", SAMPLE))
     assert sorted(parsed["cluster_id"]) == sorted(saved["cluster_id"]) and parsed["error"].isna().all()
+    assert set(parsed["status"]) == {"native"} and (parsed["ocr_pages"] == 0).all()
     for markdown in parsed["markdown"]:
         assert re.search(r"^#+ .*Methods", markdown, re.MULTILINE)
         assert re.search(r"^\|.*\|\s*$\n^\|\s*-+", markdown, re.MULTILINE), "no Markdown table"
@@ -80,7 +82,9 @@ def test_whole_graph_on_the_sample():
     assert "symbolic" in answers["route"].iloc[0]
     # "ozone and heart disease", read through config/broader_terms.yaml, counts what the saved report counts
     counting = json.loads(answers["json"].iloc[0])["claims"]
-    per_method = {m[1]: int(m[2]) for claim in counting if (m := re.fullmatch(r"(.+): (\d+) articles?\.", claim["text"]))}
+    per_method = {
+        m[1]: int(m[2]) for claim in counting if (m := re.fullmatch(r"(.+): (\d+) articles?\.", claim["text"]))
+    }
     assert per_method == dict(zip(report["method"], report["articles"], strict=True))
     citable = set(pd.read_parquet(asset_file("library", SAMPLE))["in_text_citation"])
     for record in answers["json"].map(json.loads):
@@ -102,7 +106,8 @@ def test_whole_graph_on_the_sample():
     missing = sought.loc[sought["status"] != "saved", "status"].value_counts()
     assert flow["sought"] == len(sought) and flow["not_retrieved"] == missing.sum()
     assert {box: count for box, count in flow.items() if box.startswith("not_retrieved:")} == {
-        f"not_retrieved:{status}": count for status, count in missing.items()}
+        f"not_retrieved:{status}": count for status, count in missing.items()
+    }
     assert flow["included"] == len(readable)
     assert [e.passed for e in result.get_asset_check_evaluations() if e.check_name == "flow_counts_reconcile"] == [True]
     evidence = pd.read_parquet(asset_file("evidence_table", SAMPLE))

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from hysem_assets.queries import QueryError, QuerySpec, append_query, get_query, load_queries, slugify
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 
 def test_bundled_queries_file_declares_the_sample_query():
@@ -34,7 +34,9 @@ def test_per_source_query_must_cover_every_source():
 def test_append_keeps_comments_and_indentation(tmp_path: Path):
     path = tmp_path / "queries.yaml"
     path.write_text("# my searches\nqueries:\n    - slug: first\n      query: ozone\n", encoding="utf-8")
-    append_query(QuerySpec(slug="second", query="no2 stroke", sources=["openalex"], date_from=dt.date(2020, 1, 1)), path)
+    append_query(
+        QuerySpec(slug="second", query="no2 stroke", sources=["openalex"], date_from=dt.date(2020, 1, 1)), path
+    )
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# my searches\nqueries:\n    - slug: first\n")
     specs = load_queries(path)
@@ -63,7 +65,9 @@ def test_duplicate_slug_is_refused_and_file_untouched(tmp_path: Path):
 
 def test_invalid_entry_names_file_and_query(tmp_path: Path):
     path = tmp_path / "queries.yaml"
-    path.write_text("queries:\n  - slug: ok-one\n    query: a\n  - slug: bad\n    query: a\n    sources: [pubmed, arxiv]\n")
+    path.write_text(
+        "queries:\n  - slug: ok-one\n    query: a\n  - slug: bad\n    query: a\n    sources: [pubmed, arxiv]\n"
+    )
     with pytest.raises(QueryError, match=r"(?s)queries.yaml: query 'bad' is invalid.*arxiv"):
         load_queries(path)
 

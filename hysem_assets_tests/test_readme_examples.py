@@ -9,7 +9,7 @@ import yaml
 from dagster import validate_run_config
 
 from hysem_assets.definitions import defs
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 #: op name in an example -> the job whose launchpad takes it
 JOB_OF_OP = {"qa_answers": "qa_job", "add_query": "add_query_job"}

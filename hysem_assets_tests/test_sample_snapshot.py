@@ -179,7 +179,9 @@ def test_retraction_is_rendered_the_way_each_source_shows_it(truth: dict, pubmed
 def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
     completed = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_sample.py"), "--out", str(tmp_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     produced = {path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()}
@@ -205,8 +207,15 @@ def test_sample_stays_small() -> None:
 def test_pdf_expectations_cover_every_doi_with_the_known_statuses(truth: dict) -> None:
     statuses = truth["pdf_status"]
     assert set(statuses) == {work["doi"] for work in truth["works"] if work["doi"]}
-    assert set(statuses.values()) == {"saved", "no_oa_location", "not_pdf", "too_large", "http_error", "timeout",
-                                      "invalid_pdf"}
+    assert set(statuses.values()) == {
+        "saved",
+        "no_oa_location",
+        "not_pdf",
+        "too_large",
+        "http_error",
+        "timeout",
+        "invalid_pdf",
+    }
 
 
 def test_every_unpaywall_link_stays_on_the_mirror() -> None:
@@ -241,7 +250,9 @@ def test_pdf_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
     pytest.importorskip("reportlab", reason="the sample extra (reportlab) builds the sample PDFs")
     completed = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_sample_pdfs.py"), "--out", str(tmp_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     produced = {path.name: path.read_bytes() for path in (tmp_path / "files").iterdir()}

@@ -40,24 +40,53 @@ PUBMED_HEADER = (
 )
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 MONTH_NAMES = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 )
 NLM_CATEGORIES = {
-    "BACKGROUND": "BACKGROUND", "OBJECTIVE": "OBJECTIVE", "METHODS": "METHODS",
-    "RESULTS": "RESULTS", "CONCLUSIONS": "CONCLUSIONS",
+    "BACKGROUND": "BACKGROUND",
+    "OBJECTIVE": "OBJECTIVE",
+    "METHODS": "METHODS",
+    "RESULTS": "RESULTS",
+    "CONCLUSIONS": "CONCLUSIONS",
 }
 PUBLICATION_TYPES = {
-    "Journal Article": "D016428", "Review": "D016454", "Systematic Review": "D000078182",
-    "Published Erratum": "D016425", "Editorial": "D016421", "Letter": "D016422",
+    "Journal Article": "D016428",
+    "Review": "D016454",
+    "Systematic Review": "D000078182",
+    "Published Erratum": "D016425",
+    "Editorial": "D016421",
+    "Letter": "D016422",
     "Research Support, Non-U.S. Gov't": "D013485",
-    "Retraction of Publication": "D016441", "Retracted Publication": "D016440",
+    "Retraction of Publication": "D016441",
+    "Retracted Publication": "D016440",
 }
 LANGUAGES = {"eng": "en", "spa": "es", "chi": "zh"}
 COUNTRIES = {
-    "DE": "Germany", "ES": "Spain", "CN": "China", "NO": "Norway", "VN": "Viet Nam",
-    "US": "United States", "IN": "India", "CA": "Canada", "GB": "United Kingdom",
-    "CH": "Switzerland", "KR": "South Korea", "JP": "Japan", "BR": "Brazil", "IT": "Italy",
+    "DE": "Germany",
+    "ES": "Spain",
+    "CN": "China",
+    "NO": "Norway",
+    "VN": "Viet Nam",
+    "US": "United States",
+    "IN": "India",
+    "CA": "Canada",
+    "GB": "United Kingdom",
+    "CH": "Switzerland",
+    "KR": "South Korea",
+    "JP": "Japan",
+    "BR": "Brazil",
+    "IT": "Italy",
     "GH": "Ghana",
 }
 
@@ -101,8 +130,10 @@ FAULTS: dict[str, tuple[str, str]] = {
     "slow": ("slow/{stem}.pdf", "timeout"),
 }
 FREE_TO_READ = {
-    "gold": ("publisherfullgold", "Gold"), "hybrid": ("publisherhybridgold", "Hybrid Gold"),
-    "bronze": ("publisherfree2read", "Bronze"), "green": ("repository", "Green"),
+    "gold": ("publisherfullgold", "Gold"),
+    "hybrid": ("publisherhybridgold", "Hybrid Gold"),
+    "bronze": ("publisherfree2read", "Bronze"),
+    "green": ("repository", "Green"),
 }
 
 
@@ -169,8 +200,7 @@ def initials(given: str) -> str:
 def dotted_initials(given: str) -> str:
     """Scopus initials: "María José" -> "M.J.", "Min-jun" -> "M.-J."."""
     return "".join(
-        "-".join(part[0].upper() + "." for part in word.split("-") if part)
-        for word in given.replace(".", " ").split()
+        "-".join(part[0].upper() + "." for part in word.split("-") if part) for word in given.replace(".", " ").split()
     )
 
 
@@ -485,8 +515,10 @@ def pubmed_citation_reference(sample: Sample, target_id: str) -> str:
 
 #: CommentsCorrections RefType for each notice relation, in the order PubMed lists them.
 PUBMED_LINKS = (
-    ("ErratumFor", "erratum-for"), ("ErratumIn", "has-erratum"),
-    ("RetractionOf", "retraction-for"), ("RetractionIn", "has-retraction"),
+    ("ErratumFor", "erratum-for"),
+    ("ErratumIn", "has-erratum"),
+    ("RetractionOf", "retraction-for"),
+    ("RetractionIn", "has-retraction"),
 )
 
 
@@ -686,9 +718,16 @@ def openalex_source(journal: dict[str, Any]) -> dict[str, Any]:
 
 
 PMC_SOURCE = {
-    "id": "https://openalex.org/S4306400806", "display_name": "PubMed Central", "issn_l": None, "issn": None,
-    "is_oa": True, "is_in_doaj": False, "is_core": False, "host_organization": None,
-    "host_organization_name": None, "type": "repository",
+    "id": "https://openalex.org/S4306400806",
+    "display_name": "PubMed Central",
+    "issn_l": None,
+    "issn": None,
+    "is_oa": True,
+    "is_in_doaj": False,
+    "is_core": False,
+    "host_organization": None,
+    "host_organization_name": None,
+    "type": "repository",
 }
 
 
@@ -718,7 +757,9 @@ def openalex_locations(record: Record) -> tuple[list[dict[str, Any]], dict[str, 
     open_at_source = bool(oa) and not green
     landing = f"https://doi.org/{doi}" if work.get("doi") else publisher_page(doi)
     primary = openalex_location(
-        openalex_source(work["journal"]), landing, is_oa=open_at_source,
+        openalex_source(work["journal"]),
+        landing,
+        is_oa=open_at_source,
         pdf=pdf_url(doi) if open_at_source and oa.get("pdf") else None,
         terms=oa.get("license") if open_at_source else None,
         version="submittedVersion" if preprint else "publishedVersion",
@@ -726,11 +767,16 @@ def openalex_locations(record: Record) -> tuple[list[dict[str, Any]], dict[str, 
     locations = [primary]
     pmc = work["sources"].get("pubmed", {}).get("pmc")
     if pmc or green:
-        locations.append(openalex_location(
-            PMC_SOURCE, f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmc}" if pmc else landing, is_oa=True,
-            pdf=pdf_url(doi) if green else None, terms=oa.get("license"),
-            version="acceptedVersion" if green else "publishedVersion",
-        ))
+        locations.append(
+            openalex_location(
+                PMC_SOURCE,
+                f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmc}" if pmc else landing,
+                is_oa=True,
+                pdf=pdf_url(doi) if green else None,
+                terms=oa.get("license"),
+                version="acceptedVersion" if green else "publishedVersion",
+            )
+        )
     return locations, next((location for location in locations if location["is_oa"]), None)
 
 
@@ -742,31 +788,43 @@ def openalex_authorships(record: Record) -> list[dict[str, Any]]:
         place = "first" if position == 0 else ("last" if position == len(authors) - 1 else "middle")
         raw_name = author.native if author.native and openalex_language(work) == "zh" else author.display
         institution = author.institution
-        institutions = [] if institution is None else [{
-            "id": openalex_url("I", institution["key"], 10),
-            "display_name": institution["name"],
-            "ror": f"https://ror.org/0{digits('ror' + institution['key'], 8)}",
-            "country_code": institution["country"],
-            "type": institution["type"],
-            "lineage": [openalex_url("I", institution["key"], 10)],
-        }]
-        authorships.append({
-            "author_position": place,
-            "author": {
-                "id": openalex_url("A5", author.key, 9),
-                "display_name": author.display,
-                "orcid": f"https://orcid.org/{author.orcid}" if author.orcid else None,
-            },
-            "institutions": institutions,
-            "countries": [institution["country"]] if institution else [],
-            "is_corresponding": position == 0,
-            "raw_author_name": raw_name,
-            "raw_affiliation_strings": [institution["raw"]] if institution else [],
-            "affiliations": [{
-                "raw_affiliation_string": institution["raw"],
-                "institution_ids": [openalex_url("I", institution["key"], 10)],
-            }] if institution else [],
-        })
+        institutions = (
+            []
+            if institution is None
+            else [
+                {
+                    "id": openalex_url("I", institution["key"], 10),
+                    "display_name": institution["name"],
+                    "ror": f"https://ror.org/0{digits('ror' + institution['key'], 8)}",
+                    "country_code": institution["country"],
+                    "type": institution["type"],
+                    "lineage": [openalex_url("I", institution["key"], 10)],
+                }
+            ]
+        )
+        authorships.append(
+            {
+                "author_position": place,
+                "author": {
+                    "id": openalex_url("A5", author.key, 9),
+                    "display_name": author.display,
+                    "orcid": f"https://orcid.org/{author.orcid}" if author.orcid else None,
+                },
+                "institutions": institutions,
+                "countries": [institution["country"]] if institution else [],
+                "is_corresponding": position == 0,
+                "raw_author_name": raw_name,
+                "raw_affiliation_strings": [institution["raw"]] if institution else [],
+                "affiliations": [
+                    {
+                        "raw_affiliation_string": institution["raw"],
+                        "institution_ids": [openalex_url("I", institution["key"], 10)],
+                    }
+                ]
+                if institution
+                else [],
+            }
+        )
     return authorships
 
 
@@ -804,7 +862,8 @@ def referenced_works(work: dict[str, Any], sample: Sample) -> list[str]:
         target = sample.by_id[retracted]["sources"].get("openalex")
         return [f"https://openalex.org/{target['id']}"] if target else []
     earlier = [
-        other for other in sample.works
+        other
+        for other in sample.works
         if "openalex" in other["sources"] and as_date(other["published"]) < as_date(work["published"])
     ]
     earlier.sort(key=lambda other: digits(work["id"] + other["id"], 6))
@@ -860,7 +919,9 @@ def openalex_work(record: Record, sample: Sample) -> dict[str, Any]:
         "primary_location": primary,
         "type": KINDS[work["kind"]].openalex,
         "type_crossref": KINDS[work["kind"]].crossref,
-        "indexed_in": ["crossref"] + (["doaj"] if primary["source"]["is_in_doaj"] else []) + (["pubmed"] if pmid else []),
+        "indexed_in": ["crossref"]
+        + (["doaj"] if primary["source"]["is_in_doaj"] else [])
+        + (["pubmed"] if pmid else []),
         "open_access": {
             "is_oa": best is not None,
             "oa_status": status,
@@ -874,22 +935,35 @@ def openalex_work(record: Record, sample: Sample) -> dict[str, Any]:
         "corresponding_institution_ids": [i["id"] for i in authorships[0]["institutions"]],
         "cited_by_count": work.get("cited_by", 0),
         "biblio": {
-            "volume": work.get("volume"), "issue": work.get("issue"), "first_page": first, "last_page": last or first,
+            "volume": work.get("volume"),
+            "issue": work.get("issue"),
+            "first_page": first,
+            "last_page": last or first,
         },
         "is_retracted": "has-retraction" in work["relations"],
         "is_paratext": False,
         "primary_topic": {**TOPIC, "score": round(score, 4)},
         "topics": [{**TOPIC, "score": round(score, 4)}],
         "keywords": [
-            {"id": f"https://openalex.org/keywords/{re.sub(r'[^a-z0-9]+', '-', k.lower()).strip('-')}",
-             "display_name": k, "score": round(0.7 - 0.1 * i, 2)}
+            {
+                "id": f"https://openalex.org/keywords/{re.sub(r'[^a-z0-9]+', '-', k.lower()).strip('-')}",
+                "display_name": k,
+                "score": round(0.7 - 0.1 * i, 2),
+            }
             for i, k in enumerate(work.get("keywords", [])[:3])
         ],
         "mesh": [
-            {"descriptor_ui": sample.mesh[term], "descriptor_name": term, "qualifier_ui": "",
-             "qualifier_name": None, "is_major_topic": term in work["mesh"][:2]}
+            {
+                "descriptor_ui": sample.mesh[term],
+                "descriptor_name": term,
+                "qualifier_ui": "",
+                "qualifier_name": None,
+                "is_major_topic": term in work["mesh"][:2],
+            }
             for term in work.get("mesh", [])
-        ] if pmid else [],
+        ]
+        if pmid
+        else [],
         "locations_count": len(locations),
         "locations": locations,
         "best_oa_location": best,
@@ -942,17 +1016,19 @@ def scopus_authors(authors: list[Author]) -> list[dict[str, Any]]:
     entries = []
     for seq, author in enumerate(people, start=1):
         authid = "57" + digits(author.key, 9)
-        entries.append({
-            "@_fa": "true",
-            "@seq": str(seq),
-            "author-url": f"https://api.elsevier.com/content/author/author_id/{authid}",
-            "authid": authid,
-            "authname": f"{author.family} {dotted_initials(author.given or '')}",
-            "surname": author.family,
-            "given-name": author.given,
-            "initials": dotted_initials(author.given or ""),
-            "afid": [{"@_fa": "true", "$": "60" + digits(author.institution["key"], 6)}],
-        })
+        entries.append(
+            {
+                "@_fa": "true",
+                "@seq": str(seq),
+                "author-url": f"https://api.elsevier.com/content/author/author_id/{authid}",
+                "authid": authid,
+                "authname": f"{author.family} {dotted_initials(author.given or '')}",
+                "surname": author.family,
+                "given-name": author.given,
+                "initials": dotted_initials(author.given or ""),
+                "afid": [{"@_fa": "true", "$": "60" + digits(author.institution["key"], 6)}],
+            }
+        )
     return entries
 
 
@@ -988,12 +1064,21 @@ def scopus_entry(record: Record, sample: Sample) -> dict[str, Any]:
         "@_fa": "true",
         "link": [
             {"@_fa": "true", "@ref": "self", "@href": f"https://api.elsevier.com/content/abstract/scopus_id/{sid}"},
-            {"@_fa": "true", "@ref": "author-affiliation",
-             "@href": f"https://api.elsevier.com/content/abstract/scopus_id/{sid}?field=author,affiliation"},
-            {"@_fa": "true", "@ref": "scopus",
-             "@href": f"https://www.scopus.com/inward/record.uri?partnerID=HzOxMe3b&scp={sid}&origin=inward"},
-            {"@_fa": "true", "@ref": "scopus-citedby",
-             "@href": f"https://www.scopus.com/inward/citedby.uri?partnerID=HzOxMe3b&scp={sid}&origin=inward"},
+            {
+                "@_fa": "true",
+                "@ref": "author-affiliation",
+                "@href": f"https://api.elsevier.com/content/abstract/scopus_id/{sid}?field=author,affiliation",
+            },
+            {
+                "@_fa": "true",
+                "@ref": "scopus",
+                "@href": f"https://www.scopus.com/inward/record.uri?partnerID=HzOxMe3b&scp={sid}&origin=inward",
+            },
+            {
+                "@_fa": "true",
+                "@ref": "scopus-citedby",
+                "@href": f"https://www.scopus.com/inward/citedby.uri?partnerID=HzOxMe3b&scp={sid}&origin=inward",
+            },
         ],
         "prism:url": f"https://api.elsevier.com/content/abstract/scopus_id/{sid}",
         "dc:identifier": f"SCOPUS_ID:{sid}",
@@ -1080,12 +1165,14 @@ def crossref_person(author: Author, position: int) -> dict[str, Any]:
     person: dict[str, Any] = {}
     if author.orcid:
         person.update({"ORCID": f"https://orcid.org/{author.orcid}", "authenticated-orcid": False})
-    person.update({
-        "given": author.given,
-        "family": author.family,
-        "sequence": sequence,
-        "affiliation": [{"name": author.institution["raw"]}],
-    })
+    person.update(
+        {
+            "given": author.given,
+            "family": author.family,
+            "sequence": sequence,
+            "affiliation": [{"name": author.institution["raw"]}],
+        }
+    )
     return person
 
 
@@ -1108,19 +1195,22 @@ def crossref_container(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
     journal = work["journal"]
     fields: dict[str, Any] = {"publisher": journal["publisher"]}
     if journal["type"] == "repository":
-        fields.update({
-            "subtype": "preprint",
-            "institution": [{"name": journal["title"]}],
-            "group-title": "Epidemiology",
-            "posted": {"date-parts": [date_parts(work["published"])]},
-        })
+        fields.update(
+            {
+                "subtype": "preprint",
+                "institution": [{"name": journal["title"]}],
+                "group-title": "Epidemiology",
+                "posted": {"date-parts": [date_parts(work["published"])]},
+            }
+        )
     else:
         fields["container-title"] = [journal["title"]]
         fields["short-container-title"] = [journal["iso"]] if journal.get("iso") else []
     if journal.get("event"):
         event = journal["event"]
         fields["event"] = {
-            "name": event["name"], "location": event["location"],
+            "name": event["name"],
+            "location": event["location"],
             "start": {"date-parts": [date_parts(parse_date(event["start"]))]},
             "end": {"date-parts": [date_parts(parse_date(event["end"]))]},
         }
@@ -1128,8 +1218,11 @@ def crossref_container(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
         fields["ISBN"] = [journal["isbn"]]
     if journal.get("editors"):
         fields["editor"] = [crossref_person(sample.people[key], i) for i, key in enumerate(journal["editors"])]
-    issns = [(value, medium) for value, medium in ((journal.get("issn"), "print"), (journal.get("eissn"), "electronic"))
-             if value]
+    issns = [
+        (value, medium)
+        for value, medium in ((journal.get("issn"), "print"), (journal.get("eissn"), "electronic"))
+        if value
+    ]
     if issns:
         fields["ISSN"] = [value for value, _ in issns]
         fields["issn-type"] = [{"type": medium, "value": value} for value, medium in issns]
@@ -1160,19 +1253,34 @@ def crossref_access(work: dict[str, Any]) -> dict[str, Any]:
     """License and links: a text-mining PDF link where the publisher (or server) hosts one."""
     doi = work["doi"]
     oa = work.get("oa") or {}
-    links = [{"URL": f"https://doi.org/{doi}", "content-type": "unspecified", "content-version": "vor",
-              "intended-application": "similarity-checking"}]
+    links = [
+        {
+            "URL": f"https://doi.org/{doi}",
+            "content-type": "unspecified",
+            "content-version": "vor",
+            "intended-application": "similarity-checking",
+        }
+    ]
     if oa.get("pdf") and (oa["status"] != "green" or work["kind"] == "preprint"):
-        links.insert(0, {"URL": pdf_url(doi), "content-type": "application/pdf", "content-version": "vor",
-                         "intended-application": "text-mining"})
+        links.insert(
+            0,
+            {
+                "URL": pdf_url(doi),
+                "content-type": "application/pdf",
+                "content-version": "vor",
+                "intended-application": "text-mining",
+            },
+        )
     access: dict[str, Any] = {"link": links, "resource": {"primary": {"URL": publisher_page(doi)}}}
     if oa.get("license"):
-        access["license"] = [{
-            "start": at(as_date(work["epub"] or work["published"])),
-            "content-version": "vor",
-            "delay-in-days": 0,
-            "URL": f"https://creativecommons.org/licenses/{oa['license'].removeprefix('cc-')}/4.0/",
-        }]
+        access["license"] = [
+            {
+                "start": at(as_date(work["epub"] or work["published"])),
+                "content-version": "vor",
+                "delay-in-days": 0,
+                "URL": f"https://creativecommons.org/licenses/{oa['license'].removeprefix('cc-')}/4.0/",
+            }
+        ]
     abstract = crossref_abstract(work) if is_open(work) else None
     if abstract:
         access["abstract"] = abstract
@@ -1199,10 +1307,15 @@ def crossref_updates(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
         target = work["relations"].get(relation)
         if target:
             notice = work if is_notice else sample.by_id[target]
-            updates.setdefault(field_name, []).append({
-                "DOI": sample.by_id[target]["doi"], "type": update_type, "label": label,
-                "source": "publisher", "updated": at(as_date(notice["epub"] or notice["published"])),
-            })
+            updates.setdefault(field_name, []).append(
+                {
+                    "DOI": sample.by_id[target]["doi"],
+                    "type": update_type,
+                    "label": label,
+                    "source": "publisher",
+                    "updated": at(as_date(notice["epub"] or notice["published"])),
+                }
+            )
     return updates
 
 
@@ -1227,18 +1340,20 @@ def crossref_message(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
     message.update(crossref_dates(work))
     message.update(crossref_access(work))
     message.update(crossref_updates(work, sample))
-    message.update({
-        "language": LANGUAGES[work["language"]],
-        "reference-count": references,
-        "references-count": references,
-        "is-referenced-by-count": round(work.get("cited_by", 0) * 0.8),
-        "member": digits("member" + work["journal"]["publisher"], 5).lstrip("0"),
-        "prefix": doi.split("/")[0],
-        "source": "Crossref",
-        "score": 1,
-        "content-domain": {"domain": [], "crossmark-restriction": False},
-        "URL": f"https://doi.org/{doi}",
-    })
+    message.update(
+        {
+            "language": LANGUAGES[work["language"]],
+            "reference-count": references,
+            "references-count": references,
+            "is-referenced-by-count": round(work.get("cited_by", 0) * 0.8),
+            "member": digits("member" + work["journal"]["publisher"], 5).lstrip("0"),
+            "prefix": doi.split("/")[0],
+            "source": "Crossref",
+            "score": 1,
+            "content-domain": {"domain": [], "crossmark-restriction": False},
+            "URL": f"https://doi.org/{doi}",
+        }
+    )
     return message
 
 
@@ -1323,7 +1438,8 @@ def unpaywall_object(work: dict[str, Any]) -> dict[str, Any]:
         "updated": HARVESTED.isoformat(timespec="microseconds"),
         "year": published.year,
         "z_authors": [
-            {"name": a.collective, "sequence": "additional"} if a.collective
+            {"name": a.collective, "sequence": "additional"}
+            if a.collective
             else {"family": a.family, "given": a.given, "sequence": "first" if i == 0 else "additional"}
             for i, a in enumerate(work["authors"])
         ],
@@ -1382,15 +1498,17 @@ def render_truth(sample: Sample) -> dict[str, Any]:
     works = []
     for work in sample.works:
         records = [truth_record(r) for r in (sample.record(work, s) for s in SOURCES) if r is not None]
-        works.append({
-            "id": work["id"],
-            "kind": work["kind"],
-            "title": plain(work["title"]),
-            "doi": work.get("doi"),
-            "year": work["published"][0],
-            "records": records,
-            "relations": [{"type": kind, "work": target} for kind, target in sorted(work["relations"].items())],
-        })
+        works.append(
+            {
+                "id": work["id"],
+                "kind": work["kind"],
+                "title": plain(work["title"]),
+                "doi": work.get("doi"),
+                "year": work["published"][0],
+                "records": records,
+                "relations": [{"type": kind, "work": target} for kind, target in sorted(work["relations"].items())],
+            }
+        )
     return {
         "query": sample.query,
         "expected_counts": {source: len(sample.records(source)) for source in SOURCES},

@@ -32,8 +32,17 @@ from reportlab.lib.enums import TA_CENTER, TA_JUSTIFY, TA_RIGHT
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import BaseDocTemplate, Flowable, Frame, FrameBreak, PageTemplate, Paragraph, Spacer, Table
-from reportlab.platypus import TableStyle
+from reportlab.platypus import (
+    BaseDocTemplate,
+    Flowable,
+    Frame,
+    FrameBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
 
 PAGE_WIDTH, PAGE_HEIGHT = A4
 MARGIN_X, MARGIN_TOP, MARGIN_BOTTOM, GUTTER = 54.0, 62.0, 56.0, 18.0
@@ -48,20 +57,25 @@ STYLES = {
     "authors": ParagraphStyle("authors", fontName="Times-Roman", fontSize=10, leading=13, spaceAfter=3),
     "affiliation": ParagraphStyle("affiliation", fontName="Times-Italic", fontSize=7.5, leading=9.5),
     "meta": ParagraphStyle("meta", fontName="Helvetica", fontSize=7, leading=9, spaceBefore=6, spaceAfter=6),
-    "abstract": ParagraphStyle("abstract", fontName="Times-Roman", fontSize=8.5, leading=10.5, alignment=TA_JUSTIFY,
-                               spaceAfter=2),
-    "heading": ParagraphStyle("heading", fontName="Helvetica-Bold", fontSize=10, leading=13, spaceBefore=8,
-                              spaceAfter=3),
-    "subheading": ParagraphStyle("subheading", fontName="Helvetica-Oblique", fontSize=9, leading=12, spaceBefore=4,
-                                 spaceAfter=2),
-    "body": ParagraphStyle("body", fontName="Times-Roman", fontSize=9, leading=LEADING, alignment=TA_JUSTIFY,
-                           firstLineIndent=10),
+    "abstract": ParagraphStyle(
+        "abstract", fontName="Times-Roman", fontSize=8.5, leading=10.5, alignment=TA_JUSTIFY, spaceAfter=2
+    ),
+    "heading": ParagraphStyle(
+        "heading", fontName="Helvetica-Bold", fontSize=10, leading=13, spaceBefore=8, spaceAfter=3
+    ),
+    "subheading": ParagraphStyle(
+        "subheading", fontName="Helvetica-Oblique", fontSize=9, leading=12, spaceBefore=4, spaceAfter=2
+    ),
+    "body": ParagraphStyle(
+        "body", fontName="Times-Roman", fontSize=9, leading=LEADING, alignment=TA_JUSTIFY, firstLineIndent=10
+    ),
     "equation": ParagraphStyle("equation", fontName="Times-Italic", fontSize=9, leading=12, alignment=TA_CENTER),
     "number": ParagraphStyle("number", fontName="Times-Roman", fontSize=9, leading=12, alignment=TA_RIGHT),
     "caption": ParagraphStyle("caption", fontName="Helvetica", fontSize=7.5, leading=9.5, spaceBefore=6, spaceAfter=3),
     "cell": ParagraphStyle("cell", fontName="Times-Roman", fontSize=7.5, leading=9),
-    "reference": ParagraphStyle("reference", fontName="Times-Roman", fontSize=7.5, leading=9.5, leftIndent=12,
-                                firstLineIndent=-12, spaceAfter=2),
+    "reference": ParagraphStyle(
+        "reference", fontName="Times-Roman", fontSize=7.5, leading=9.5, leftIndent=12, firstLineIndent=-12, spaceAfter=2
+    ),
 }
 
 
@@ -100,8 +114,9 @@ def author_block(work: dict[str, Any]) -> list[Flowable]:
             institutions.append(raw)
         names.append(f"{pdf_text(author.given)} {pdf_text(author.family)}<super>{institutions.index(raw) + 1}</super>")
     flowables: list[Flowable] = [Paragraph(", ".join(names), STYLES["authors"])]
-    flowables += [Paragraph(f"<super>{n}</super> {markup(raw)}", STYLES["affiliation"]) for n, raw in
-                  enumerate(institutions, 1)]
+    flowables += [
+        Paragraph(f"<super>{n}</super> {markup(raw)}", STYLES["affiliation"]) for n, raw in enumerate(institutions, 1)
+    ]
     return flowables
 
 
@@ -121,11 +136,16 @@ def abstract_box(work: dict[str, Any]) -> Table:
     keywords = "; ".join(pdf_text(keyword) for keyword in work.get("keywords", []))
     paragraphs.append(Paragraph(f"<b>Keywords:</b> {keywords}", STYLES["abstract"]))
     box = Table([[paragraphs]], colWidths=[TEXT_WIDTH])
-    box.setStyle(TableStyle([
-        ("BACKGROUND", (0, 0), (-1, -1), colors.Color(0.94, 0.94, 0.94)),
-        ("BOX", (0, 0), (-1, -1), 0.5, colors.grey),
-        ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
-    ]))
+    box.setStyle(
+        TableStyle(
+            [
+                ("BACKGROUND", (0, 0), (-1, -1), colors.Color(0.94, 0.94, 0.94)),
+                ("BOX", (0, 0), (-1, -1), 0.5, colors.grey),
+                ("LEFTPADDING", (0, 0), (-1, -1), 8),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 8),
+            ]
+        )
+    )
     return box
 
 
@@ -134,8 +154,12 @@ def head_block(work: dict[str, Any]) -> list[Flowable]:
     licence = (work.get("oa") or {}).get("license")
     terms = f"Open access under {licence.upper().replace('-', ' ')}" if licence else "Free to read"
     meta = f"{citation_line(work)} · doi:{work['doi']} · {terms}"
-    return [Paragraph(markup(work["title"]), STYLES["title"]), *author_block(work),
-            Paragraph(meta, STYLES["meta"]), abstract_box(work)]
+    return [
+        Paragraph(markup(work["title"]), STYLES["title"]),
+        *author_block(work),
+        Paragraph(meta, STYLES["meta"]),
+        abstract_box(work),
+    ]
 
 
 def topics(work: dict[str, Any]) -> list[str]:
@@ -160,64 +184,91 @@ def body(work: dict[str, Any], rng: random.Random) -> list[Flowable]:
 
     flowables: list[Flowable] = [
         Paragraph("1 Introduction", STYLES["heading"]),
-        para("Ambient and household air pollution remain among the largest environmental contributors to "
-             "cardiovascular disease, yet the evidence is uneven across places, pollutants and outcomes. Studies "
-             f"of {first} have multiplied, but they differ in exposure assessment, in the outcomes they count and "
-             "in how they model time, which makes their estimates hard to compare or pool."),
-        para(f"Flexible learners can capture non-linear exposure-response shapes and interactions, such as those "
-             f"between {second} and {third}, that regression models with fixed terms may miss. Their price is "
-             "interpretability: a prediction is easier to produce than to explain, and a good fit says little "
-             "about causation. This article pairs a flexible model with a conventional one and asks where, and "
-             "why, the two disagree."),
+        para(
+            "Ambient and household air pollution remain among the largest environmental contributors to "
+            "cardiovascular disease, yet the evidence is uneven across places, pollutants and outcomes. Studies "
+            f"of {first} have multiplied, but they differ in exposure assessment, in the outcomes they count and "
+            "in how they model time, which makes their estimates hard to compare or pool."
+        ),
+        para(
+            f"Flexible learners can capture non-linear exposure-response shapes and interactions, such as those "
+            f"between {second} and {third}, that regression models with fixed terms may miss. Their price is "
+            "interpretability: a prediction is easier to produce than to explain, and a good fit says little "
+            "about causation. This article pairs a flexible model with a conventional one and asks where, and "
+            "why, the two disagree."
+        ),
         Paragraph("2 Methods", STYLES["heading"]),
         Paragraph("2.1 Data", STYLES["subheading"]),
-        para(f"The analysis used {n:,} records linked to daily exposure estimates at the residential address. "
-             "Records with missing exposure on the index day were excluded, and the remaining gaps in covariates "
-             "were filled by chained equations with twenty imputations."),
+        para(
+            f"The analysis used {n:,} records linked to daily exposure estimates at the residential address. "
+            "Records with missing exposure on the index day were excluded, and the remaining gaps in covariates "
+            "were filled by chained equations with twenty imputations."
+        ),
         Paragraph("2.2 Statistical model", STYLES["subheading"]),
-        para(f"The reference model relates the expected daily count to exposure over the previous {lags} days "
-             "with a quasi-Poisson link:"),
-        equation("log E[<i>Y<sub>t</sub></i>] = <i>a</i> + <i>b</i><sub>0</sub><i>x<sub>t</sub></i> + ... + "
-                 "<i>b<sub>L</sub>x<sub>t-L</sub></i> + <i>s</i>(<i>t</i>) + <i>cT<sub>t</sub></i>", 1),
-        para("where <i>x<sub>t-l</sub></i> is the exposure <i>l</i> days earlier, <i>s</i>(<i>t</i>) a smooth "
-             "function of calendar time with six degrees of freedom per year and <i>T<sub>t</sub></i> the mean "
-             "temperature. The cumulative relative risk for an increase of 10 units sustained over the lag window "
-             "follows from the lag coefficients as"),
+        para(
+            f"The reference model relates the expected daily count to exposure over the previous {lags} days "
+            "with a quasi-Poisson link:"
+        ),
+        equation(
+            "log E[<i>Y<sub>t</sub></i>] = <i>a</i> + <i>b</i><sub>0</sub><i>x<sub>t</sub></i> + ... + "
+            "<i>b<sub>L</sub>x<sub>t-L</sub></i> + <i>s</i>(<i>t</i>) + <i>cT<sub>t</sub></i>",
+            1,
+        ),
+        para(
+            "where <i>x<sub>t-l</sub></i> is the exposure <i>l</i> days earlier, <i>s</i>(<i>t</i>) a smooth "
+            "function of calendar time with six degrees of freedom per year and <i>T<sub>t</sub></i> the mean "
+            "temperature. The cumulative relative risk for an increase of 10 units sustained over the lag window "
+            "follows from the lag coefficients as"
+        ),
         equation("RR = exp(10 (<i>b</i><sub>0</sub> + <i>b</i><sub>1</sub> + ... + <i>b<sub>L</sub></i>))", 2),
         Paragraph("2.3 Flexible model", STYLES["subheading"]),
-        para("The flexible model was trained on the same inputs, and its accumulated local effects were compared "
-             "with equation (2). Hyper-parameters were tuned by five-fold cross-validation blocked by calendar "
-             "month to respect the time structure, and the final model was refitted on all data with the chosen "
-             "settings. Calibration was checked by comparing observed and predicted counts in deciles of risk."),
+        para(
+            "The flexible model was trained on the same inputs, and its accumulated local effects were compared "
+            "with equation (2). Hyper-parameters were tuned by five-fold cross-validation blocked by calendar "
+            "month to respect the time structure, and the final model was refitted on all data with the chosen "
+            "settings. Calibration was checked by comparing observed and predicted counts in deciles of risk."
+        ),
         Paragraph("3 Results", STYLES["heading"]),
         Paragraph("3.1 Main estimates", STYLES["subheading"]),
-        para(f"Table 1 summarises the estimates for the whole population and by subgroup. Associations were "
-             f"strongest on the day of exposure and faded within {lags} days; the flexible model found a steeper "
-             "slope at low concentrations than the linear term allows."),
+        para(
+            f"Table 1 summarises the estimates for the whole population and by subgroup. Associations were "
+            f"strongest on the day of exposure and faded within {lags} days; the flexible model found a steeper "
+            "slope at low concentrations than the linear term allows."
+        ),
         *results_table(rng),
         Paragraph("3.2 Sensitivity analyses", STYLES["subheading"]),
-        para("Sensitivity analyses that changed the degrees of freedom for time, dropped the temperature term or "
-             "restricted the data to complete cases moved the main estimate by less than its standard error. "
-             "Adding the previous week's mean exposure as a separate term did not change the shape of the lag "
-             "structure, and excluding the three most polluted weeks of each year attenuated the estimates only "
-             "slightly."),
-        para(f"The flexible model ranked {second} second among all inputs by permutation importance, after "
-             f"{first}, and its partial dependence on {third} was monotone over the central 90% of the data. "
-             "Explained deviance on held-out months was similar for both models, so the gain from flexibility lies "
-             "in the shape of the association rather than in predictive accuracy."),
+        para(
+            "Sensitivity analyses that changed the degrees of freedom for time, dropped the temperature term or "
+            "restricted the data to complete cases moved the main estimate by less than its standard error. "
+            "Adding the previous week's mean exposure as a separate term did not change the shape of the lag "
+            "structure, and excluding the three most polluted weeks of each year attenuated the estimates only "
+            "slightly."
+        ),
+        para(
+            f"The flexible model ranked {second} second among all inputs by permutation importance, after "
+            f"{first}, and its partial dependence on {third} was monotone over the central 90% of the data. "
+            "Explained deviance on held-out months was similar for both models, so the gain from flexibility lies "
+            "in the shape of the association rather than in predictive accuracy."
+        ),
         Paragraph("4 Discussion", STYLES["heading"]),
-        para(f"Both models agree on the direction and approximate size of the association with {first}, which "
-             "argues against an artefact of either specification. Where they disagree, at the tails of the "
-             "exposure distribution, data are thin and the flexible model extrapolates; such regions deserve "
-             "caution rather than interpretation."),
-        para("Exposure was assigned at the residence, so time spent elsewhere adds error that likely biases "
-             "estimates towards the null. Outcome records come from routine systems whose coding changed during "
-             "the study period, which the smooth function of time only partly absorbs."),
-        para("Comparable studies reported associations of similar size [1, 2], and reviews of machine-learning "
-             "applications in the field have called for exactly this kind of side-by-side comparison with "
-             "established models [3]. Our results suggest that the two approaches are complements: the reference "
-             "model gives an interpretable summary, while the flexible one flags where that summary is too "
-             "simple [4-6]."),
+        para(
+            f"Both models agree on the direction and approximate size of the association with {first}, which "
+            "argues against an artefact of either specification. Where they disagree, at the tails of the "
+            "exposure distribution, data are thin and the flexible model extrapolates; such regions deserve "
+            "caution rather than interpretation."
+        ),
+        para(
+            "Exposure was assigned at the residence, so time spent elsewhere adds error that likely biases "
+            "estimates towards the null. Outcome records come from routine systems whose coding changed during "
+            "the study period, which the smooth function of time only partly absorbs."
+        ),
+        para(
+            "Comparable studies reported associations of similar size [1, 2], and reviews of machine-learning "
+            "applications in the field have called for exactly this kind of side-by-side comparison with "
+            "established models [3]. Our results suggest that the two approaches are complements: the reference "
+            "model gives an interpretable summary, while the flexible one flags where that summary is too "
+            "simple [4-6]."
+        ),
         Paragraph("5 Conclusions", STYLES["heading"]),
         para(markup(" ".join(conclusion(work).split())) or "The findings support policies that lower exposure."),
     ]
@@ -228,8 +279,15 @@ def equation(source: str, number: int) -> Table:
     """A displayed equation with its number flush right, as journals set them."""
     row = [[Paragraph(source, STYLES["equation"]), Paragraph(f"({number})", STYLES["number"])]]
     table = Table(row, colWidths=[COLUMN_WIDTH - 24, 24])
-    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
-                               ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
+    table.setStyle(
+        TableStyle(
+            [
+                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+            ]
+        )
+    )
     return table
 
 
@@ -239,18 +297,33 @@ def results_table(rng: random.Random) -> list[Flowable]:
     for group in ("All", "Women", "Men", "Aged 65 years and over", "Under 65 years"):
         estimate = 1 + rng.uniform(0.005, 0.09)
         spread = rng.uniform(0.01, 0.04)
-        rows.append([group, f"{rng.randrange(400, 20000):,}", f"{estimate:.3f}",
-                     f"{estimate - spread:.3f}-{estimate + spread:.3f}"])
-    cells = [[Paragraph(f"<b>{value}</b>" if i == 0 else value, STYLES["cell"]) for value in row]
-             for i, row in enumerate(rows)]
+        rows.append(
+            [
+                group,
+                f"{rng.randrange(400, 20000):,}",
+                f"{estimate:.3f}",
+                f"{estimate - spread:.3f}-{estimate + spread:.3f}",
+            ]
+        )
+    cells = [
+        [Paragraph(f"<b>{value}</b>" if i == 0 else value, STYLES["cell"]) for value in row]
+        for i, row in enumerate(rows)
+    ]
     table = Table(cells, colWidths=[COLUMN_WIDTH * share for share in (0.38, 0.16, 0.24, 0.22)], repeatRows=1)
-    table.setStyle(TableStyle([
-        ("LINEABOVE", (0, 0), (-1, 0), 0.8, colors.black), ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black),
-        ("LINEBELOW", (0, -1), (-1, -1), 0.8, colors.black),
-        ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-    ]))
-    caption = Paragraph("<b>Table 1.</b> Relative risk (RR) per 10-unit increase in exposure, by group.",
-                        STYLES["caption"])
+    table.setStyle(
+        TableStyle(
+            [
+                ("LINEABOVE", (0, 0), (-1, 0), 0.8, colors.black),
+                ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black),
+                ("LINEBELOW", (0, -1), (-1, -1), 0.8, colors.black),
+                ("TOPPADDING", (0, 0), (-1, -1), 1.5),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+            ]
+        )
+    )
+    caption = Paragraph(
+        "<b>Table 1.</b> Relative risk (RR) per 10-unit increase in exposure, by group.", STYLES["caption"]
+    )
     return [caption, table, Spacer(0, 6)]
 
 
@@ -262,8 +335,10 @@ def references(work: dict[str, Any], sample: Sample, rng: random.Random) -> list
     for number, other in enumerate(cited, 1):
         authors = [a.collective or f"{a.family} {''.join(p[0] for p in a.given.split())}" for a in other["authors"]]
         names = ", ".join(authors[:3]) + (", et al." if len(authors) > 3 else "")
-        entry = f"[{number}] {pdf_text(names).rstrip('.')}. {markup(plain(other['title']))}. {citation_line(other)}. " \
-                f"doi:{other['doi']}"
+        entry = (
+            f"[{number}] {pdf_text(names).rstrip('.')}. {markup(plain(other['title']))}. {citation_line(other)}. "
+            f"doi:{other['doi']}"
+        )
         flowables.append(Paragraph(entry, STYLES["reference"]))
     return flowables
 
@@ -282,8 +357,20 @@ def head_height(flowables: list[Flowable]) -> float:
 
 def columns(top: float) -> list[Frame]:
     height = top - MARGIN_BOTTOM
-    return [Frame(MARGIN_X + i * (COLUMN_WIDTH + GUTTER), MARGIN_BOTTOM, COLUMN_WIDTH, height, id=f"column{i}",
-                  leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0) for i in range(2)]
+    return [
+        Frame(
+            MARGIN_X + i * (COLUMN_WIDTH + GUTTER),
+            MARGIN_BOTTOM,
+            COLUMN_WIDTH,
+            height,
+            id=f"column{i}",
+            leftPadding=0,
+            rightPadding=0,
+            topPadding=0,
+            bottomPadding=0,
+        )
+        for i in range(2)
+    ]
 
 
 def decorate(work: dict[str, Any]):
@@ -314,14 +401,32 @@ def article_pdf(work: dict[str, Any], sample: Sample) -> bytes:
     head = head_block(work)
     head_top = PAGE_HEIGHT - MARGIN_TOP
     height = head_height(head)
-    first_frames = [Frame(MARGIN_X, head_top - height, TEXT_WIDTH, height, id="head", leftPadding=0,
-                          rightPadding=0, topPadding=0, bottomPadding=0), *columns(head_top - height)]
+    first_frames = [
+        Frame(
+            MARGIN_X,
+            head_top - height,
+            TEXT_WIDTH,
+            height,
+            id="head",
+            leftPadding=0,
+            rightPadding=0,
+            topPadding=0,
+            bottomPadding=0,
+        ),
+        *columns(head_top - height),
+    ]
     buffer = io.BytesIO()
     draw = decorate(work)
     document = BaseDocTemplate(
-        buffer, pagesize=A4, invariant=1, pageCompression=1, title=plain(pdf_text(work["title"])),
-        author="; ".join(pdf_text(author.display) for author in work["authors"]), subject=f"doi:{work['doi']}",
-        creator="hysem sample snapshot", pageTemplates=[
+        buffer,
+        pagesize=A4,
+        invariant=1,
+        pageCompression=1,
+        title=plain(pdf_text(work["title"])),
+        author="; ".join(pdf_text(author.display) for author in work["authors"]),
+        subject=f"doi:{work['doi']}",
+        creator="hysem sample snapshot",
+        pageTemplates=[
             PageTemplate("first", first_frames, onPage=draw, autoNextPageTemplate="later"),
             PageTemplate("later", columns(head_top), onPage=draw),
         ],
@@ -334,15 +439,16 @@ def landing_page(work: dict[str, Any]) -> bytes:
     """An article's HTML landing page: what many "PDF" links really serve."""
     title = html.escape(plain(work["title"]))
     authors = html.escape(", ".join(author.display for author in work["authors"]))
-    abstract = "".join(f"<p>{html.escape(plain(' '.join(str(text).split())))}</p>"
-                       for _, text in sections(work.get("abstract")))
+    abstract = "".join(
+        f"<p>{html.escape(plain(' '.join(str(text).split())))}</p>" for _, text in sections(work.get("abstract"))
+    )
     journal = html.escape(work["journal"]["title"])
     page = (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{title} | {journal}</title>\n"
-        f"<meta name=\"citation_title\" content=\"{title}\">\n<meta name=\"citation_doi\" content=\"{work['doi']}\">\n"
-        f"</head>\n<body>\n<header>{journal}</header>\n<main>\n<h1>{title}</h1>\n<p class=\"authors\">{authors}</p>\n"
-        f"<section class=\"abstract\"><h2>Abstract</h2>{abstract}</section>\n</main>\n</body>\n</html>\n"
+        f'<meta name="citation_title" content="{title}">\n<meta name="citation_doi" content="{work["doi"]}">\n'
+        f'</head>\n<body>\n<header>{journal}</header>\n<main>\n<h1>{title}</h1>\n<p class="authors">{authors}</p>\n'
+        f'<section class="abstract"><h2>Abstract</h2>{abstract}</section>\n</main>\n</body>\n</html>\n'
     )
     return page.encode("utf-8")
 

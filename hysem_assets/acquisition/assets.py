@@ -31,7 +31,6 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
         description=DESCRIPTIONS[source],
         kinds={"python", "parquet"},
         dagster_type=RawMetadataFrame,
-        code_version="1",
     )
     def _raw_metadata(context: AssetExecutionContext, scholarly_apis: ScholarlyApis) -> Output[pd.DataFrame]:
         spec = get_query(context.partition_key)

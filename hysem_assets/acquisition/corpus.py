@@ -53,13 +53,14 @@ def combine_raw(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     group_name="acquisition",
     partitions_def=queries_partitions,
     ins={source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
-    check_specs=[AssetCheckSpec(name, asset="deduped_corpus", description=text, blocking=True) for name, text in CHECKS.items()],
+    check_specs=[
+        AssetCheckSpec(name, asset="deduped_corpus", description=text, blocking=True) for name, text in CHECKS.items()
+    ],
     description=(
         "One row per work: the records of every source clustered (identifiers, then guarded bibliographic "
         "matching), merged field by field with provenance, and backfilled from Crossref and OpenAlex by DOI."
     ),
     kinds={"python", "parquet"},
-    code_version="1",
 )
 def deduped_corpus(
     context: AssetExecutionContext,
@@ -126,12 +127,17 @@ def _check_results(raw: pd.DataFrame, corpus: pd.DataFrame, cluster_ids: pd.Seri
     yield AssetCheckResult(
         check_name="every_raw_record_in_one_cluster",
         passed=not lost and not repeated,
-        metadata={"raw_records": len(raw), "lost": len(lost), "in_several_clusters": len(repeated),
-                  "examples": ", ".join((lost + repeated)[:10]) or "none"},
+        metadata={
+            "raw_records": len(raw),
+            "lost": len(lost),
+            "in_several_clusters": len(repeated),
+            "examples": ", ".join((lost + repeated)[:10]) or "none",
+        },
     )
     duplicates = repeated_cluster_ids(corpus)
     yield AssetCheckResult(
-        check_name="cluster_ids_unique", passed=not duplicates,
+        check_name="cluster_ids_unique",
+        passed=not duplicates,
         metadata={"repeated_ids": ", ".join(duplicates[:10]) or "none"},
     )
     conflicts = clusters_with_several_dois(raw, cluster_ids)
@@ -139,6 +145,8 @@ def _check_results(raw: pd.DataFrame, corpus: pd.DataFrame, cluster_ids: pd.Seri
         check_name="one_doi_per_cluster",
         passed=not conflicts,
         severity=AssetCheckSeverity.ERROR,
-        metadata={"conflicting_clusters": len(conflicts),
-                  "examples": MetadataValue.json({k: v for k, v in list(conflicts.items())[:10]})},
+        metadata={
+            "conflicting_clusters": len(conflicts),
+            "examples": MetadataValue.json({k: v for k, v in list(conflicts.items())[:10]}),
+        },
     )

@@ -54,7 +54,9 @@ def _lookup_origin(source: str, doi: str) -> str:
     return f"enrichment:{source}:{doi}"
 
 
-def _enrich_row(row: dict[str, Any], lookups: list[LookupOutcome], notices: set[str], typed_retracted: bool) -> dict[str, Any]:
+def _enrich_row(
+    row: dict[str, Any], lookups: list[LookupOutcome], notices: set[str], typed_retracted: bool
+) -> dict[str, Any]:
     doi = row.get("doi") if not is_missing(row.get("doi")) else None
     found = [(o.source, o.found[doi]) for o in lookups if doi and doi in o.found]
     provenance = dict(row.get("provenance") or {})

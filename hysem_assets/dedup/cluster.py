@@ -63,9 +63,7 @@ def _identifier_doubtful(a: RecordFeatures, b: RecordFeatures) -> bool:
     )
 
 
-def _link_identifiers(
-    features: Sequence[RecordFeatures], union_find: UnionFind
-) -> list[Link]:
+def _link_identifiers(features: Sequence[RecordFeatures], union_find: UnionFind) -> list[Link]:
     links: list[Link] = []
     for field in IDENTIFIERS:
         holders: dict[str, list[int]] = defaultdict(list)
@@ -85,9 +83,7 @@ def _link_identifiers(
     return links
 
 
-def _link_bibliographic(
-    features: Sequence[RecordFeatures], union_find: UnionFind
-) -> list[Link]:
+def _link_bibliographic(features: Sequence[RecordFeatures], union_find: UnionFind) -> list[Link]:
     matches = []
     for i, j in candidate_pairs(features):
         match = compare(features[i], features[j])

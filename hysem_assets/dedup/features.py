@@ -160,10 +160,7 @@ def _mark_recurring(features: list[RecordFeatures]) -> list[RecordFeatures]:
         for key, seen in places.items()
         if any(sum(field == name for field, _ in seen) > 1 for name in ("volume", "issue"))
     }
-    return [
-        replace(record, recurring=True) if record.title_key in series else record
-        for record in features
-    ]
+    return [replace(record, recurring=True) if record.title_key in series else record for record in features]
 
 
 def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
@@ -213,9 +210,7 @@ def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
                 notice=notice_kind(title, item_type),
                 recurring=bool(titles) and is_recurring_title(titles[0]),
                 authors=authors,
-                author_words=frozenset().union(
-                    *(a.surnames if a.ordered else a.words for a in authors)
-                ),
+                author_words=frozenset().union(*(a.surnames if a.ordered else a.words for a in authors)),
                 year=parse_year(year),
                 volume=normalize_volume(volume),
                 issue=normalize_issue(issue),

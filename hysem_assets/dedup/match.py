@@ -82,7 +82,7 @@ class Assessment:
 
 
 def describe_evidence(evidence: tuple[tuple[str, int], ...]) -> str:
-    """"title +8, year +1, pages -6": each field with the points it gave."""
+    """ "title +8, year +1, pages -6": each field with the points it gave."""
     return ", ".join(f"{field} {points:+d}" for field, points in evidence)
 
 
@@ -127,7 +127,9 @@ def _years_veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str |
     if "conference" in (a.kind, b.kind) and not _conference_year_shift_allowed(a, b, long_title):
         return f"conference papers of different years ({a.year}, {b.year}) and venues"
     if (
-        a.page and b.page and a.page != b.page
+        a.page
+        and b.page
+        and a.page != b.page
         and not pages_overlap(a.page_range, b.page_range)
         and not (online_first(a.page_range) or online_first(b.page_range))
     ):
@@ -187,8 +189,7 @@ def _author_overlap(a: RecordFeatures, b: RecordFeatures) -> float:
     """Share of the shorter author list found in the other list."""
     shorter, other = sorted((a, b), key=lambda r: len(r.authors))
     found = sum(
-        bool((author.surnames if author.ordered else author.words) & other.author_words)
-        for author in shorter.authors
+        bool((author.surnames if author.ordered else author.words) & other.author_words) for author in shorter.authors
     )
     return found / len(shorter.authors)
 

@@ -39,9 +39,7 @@ def _completeness(field: str, value: Any) -> int:
     return _COMPLETENESS.get(field, lambda _: 1)(value)
 
 
-def _best(
-    members: list[dict[str, Any]], field: str, rank: Callable[[dict[str, Any]], tuple]
-) -> dict[str, Any] | None:
+def _best(members: list[dict[str, Any]], field: str, rank: Callable[[dict[str, Any]], tuple]) -> dict[str, Any] | None:
     """The member with the most complete value of ``field``; ties by ``rank``."""
     holders = [m for m in members if not is_missing(m.get(field))]
     if not holders:
@@ -49,9 +47,7 @@ def _best(
     return min(holders, key=lambda m: (-_completeness(field, m[field]), rank(m)))
 
 
-def _merge_cluster(
-    cluster_id: str, members: list[dict[str, Any]], authority: Sequence[str]
-) -> dict[str, Any]:
+def _merge_cluster(cluster_id: str, members: list[dict[str, Any]], authority: Sequence[str]) -> dict[str, Any]:
     def authority_rank(member: dict[str, Any]) -> int:
         source = member.get("source")
         return authority.index(source) if source in authority else len(authority)

@@ -151,7 +151,7 @@ _NOTICE_TYPES = {
 
 
 def notice_kind(title: Any, item_type: Any = None) -> str:
-    """"erratum", "retraction", "comment", "reply"... for notices about a paper; "" otherwise.
+    """ "erratum", "retraction", "comment", "reply"... for notices about a paper; "" otherwise.
 
     A notice shares most of its title with the paper it is about but is a separate
     record, so two records only match when their notice kinds are equal.
@@ -187,9 +187,7 @@ def title_numbers(title: str) -> frozenset[str]:
     words = title.split()
     found = {str(int(n)) for n in re.findall(r"\d+", "".join(words)) if len(n) < 12}
     found.update(
-        _ROMAN[word]
-        for before, word in zip(words, words[1:])
-        if word in _ROMAN and before in ORDINAL_QUALIFIERS
+        _ROMAN[word] for before, word in zip(words, words[1:]) if word in _ROMAN and before in ORDINAL_QUALIFIERS
     )
     return frozenset(found)
 
@@ -212,9 +210,7 @@ def _is_initials(word: str) -> bool:
 def _split_comma_list(text: str) -> list[str]:
     """PubMed "Zuna RE, Wang SS" and Scopus "Zuna, R.E., Wang, S.S." name lists."""
     parts = [part.strip() for part in text.split(",") if part.strip()]
-    if len(parts) > 1 and all(
-        len(part.split()) > 1 and _is_initials(part.split()[-1]) for part in parts
-    ):
+    if len(parts) > 1 and all(len(part.split()) > 1 and _is_initials(part.split()[-1]) for part in parts):
         return parts
     if len(parts) > 2 and len(parts) % 2 == 0 and all(_is_initials(p) for p in parts[1::2]):
         return [f"{surname}, {given}" for surname, given in zip(parts[::2], parts[1::2])]
@@ -296,7 +292,7 @@ def normalize_journal(value: Any) -> tuple[str, ...]:
 
 
 def _abbreviates(short: str, full: str) -> bool:
-    """"opin" abbreviates "opinion", "natl" abbreviates "national" (same first letter,
+    """ "opin" abbreviates "opinion", "natl" abbreviates "national" (same first letter,
     letters in order)."""
     if short == full:
         return True
@@ -316,7 +312,7 @@ def _abbreviation_of(short: list[str], full: list[str]) -> bool:
 
 
 def _acronym_of(short: list[str], full: list[str]) -> bool:
-    """"bmj" for "british medical journal", "jama" for "journal american medical association"."""
+    """ "bmj" for "british medical journal", "jama" for "journal american medical association"."""
     return len(short) == 1 and len(full) >= 3 and short[0] == "".join(w[0] for w in full)
 
 
@@ -334,11 +330,7 @@ def journals_agree(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
             lw, rw = left.split(), right.split()
             if _is_conference(lw) != _is_conference(rw):
                 continue
-            if any(
-                test(x, y)
-                for test in (_abbreviation_of, _acronym_of)
-                for x, y in ((lw, rw), (rw, lw))
-            ):
+            if any(test(x, y) for test in (_abbreviation_of, _acronym_of) for x, y in ((lw, rw), (rw, lw))):
                 return True
             smaller, larger = sorted((set(lw), set(rw)), key=len)
             if len(smaller) >= 3 and smaller <= larger:
@@ -346,9 +338,7 @@ def journals_agree(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return False
 
 
-_CONFERENCE_WORDS = frozenset(
-    "conference conf workshop symposium congress meeting colloquium".split()
-)
+_CONFERENCE_WORDS = frozenset("conference conf workshop symposium congress meeting colloquium".split())
 _CONFERENCE_TYPES = frozenset(
     "inproceedings conference proceedings proceedings-article conference-paper "
     "conference-abstract paper-conference cp conf".split()
@@ -368,14 +358,12 @@ def _is_conference(words: list[str]) -> bool:
     )
 
 
-_PREPRINT_WORDS = frozenset(
-    "arxiv biorxiv medrxiv chemrxiv psyarxiv socarxiv ssrn preprint preprints".split()
-)
+_PREPRINT_WORDS = frozenset("arxiv biorxiv medrxiv chemrxiv psyarxiv socarxiv ssrn preprint preprints".split())
 _PREPRINT_TYPES = frozenset("posted-content preprint".split())
 
 
 def venue_kind(journal: tuple[str, ...], item_type: Any) -> str:
-    """"preprint", "conference", "journal" or "" (unknown): from the venue's words,
+    """ "preprint", "conference", "journal" or "" (unknown): from the venue's words,
     else from the item type.
 
     A conference paper and its journal version, or a preprint and the published
@@ -391,7 +379,7 @@ def venue_kind(journal: tuple[str, ...], item_type: Any) -> str:
 
 
 def normalize_volume(value: Any) -> str | None:
-    """"4 (1) (no pagination)" -> "4"; volumes without digits keep their folded words."""
+    """ "4 (1) (no pagination)" -> "4"; volumes without digits keep their folded words."""
     text = fold(text_or_empty(value))
     digits = re.search(r"\d+", text)
     if digits:
@@ -404,7 +392,7 @@ _PAGE_RANGE = re.compile(r"^\s*(?:pp?\.?\s*)?([^\s\-]+?)\s*(?:-+|\bto\b)\s*([^\s
 
 
 def _page_token(token: str) -> str | None:
-    """"e0123" -> "e123", "0091" -> "91": article numbers lose zero padding; words
+    """ "e0123" -> "e123", "0091" -> "91": article numbers lose zero padding; words
     without digits ("Suppl", a month from a spreadsheet's date guess) are no page."""
     match = re.fullmatch(r"([a-z]*)0*(\d+)([a-z]*)", token)
     if match:
@@ -441,4 +429,3 @@ def parse_year(value: Any) -> int | None:
         value = str(int(value))
     match = _YEAR.search(str(value))
     return int(match.group(1)) if match else None
-

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import bibtexparser
-from bibtexparser.bparser import BibTexParser
-from bibtexparser.customization import convert_to_unicode
 import pandas as pd
 import rispy
+from bibtexparser.bparser import BibTexParser
+from bibtexparser.customization import convert_to_unicode
 
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.explain import PairExplanation, explain_pair
@@ -141,9 +141,7 @@ def _read_csv(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
 def _open_quote(fields: list[str], columns: int, separator: str) -> bool:
     """The last record ran to the end of the file inside quotes: it lacks fields and one
     of them holds further lines that look like records (separators in them)."""
-    return len(fields) < columns and any(
-        separator in line for field in fields for line in field.splitlines()[1:]
-    )
+    return len(fields) < columns and any(separator in line for field in fields for line in field.splitlines()[1:])
 
 
 def _read_ris(text: str) -> pd.DataFrame:
@@ -156,9 +154,12 @@ def _read_bibtex(text: str) -> tuple[pd.DataFrame, list[str]]:
     entries = bibtexparser.loads(text, parser=parser).entries
     declared = len(_BIBTEX_ENTRY.findall(text))
     warnings = (
-        [f"{declared - len(entries)} of {declared} BibTeX entries could not be parsed and were skipped. "
-         "Check their braces and commas."]
-        if declared > len(entries) else []
+        [
+            f"{declared - len(entries)} of {declared} BibTeX entries could not be parsed and were skipped. "
+            "Check their braces and commas."
+        ]
+        if declared > len(entries)
+        else []
     )
     return pd.DataFrame(entries), warnings
 
@@ -216,13 +217,9 @@ def standardize_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _unique_ids(ids: list[Any]) -> tuple[list[str], list[str]]:
     """Record ids with blanks named by row and repeats suffixed ("-2", "-3"), plus warnings."""
-    named = [
-        f"row-{row}" if is_missing(value) else str(value).strip()
-        for row, value in enumerate(ids, 1)
-    ]
+    named = [f"row-{row}" if is_missing(value) else str(value).strip() for row, value in enumerate(ids, 1)]
     warnings = [
-        f"Row {row} has no record ID; it is called 'row-{row}' here. "
-        "Give every record an ID in the source file."
+        f"Row {row} has no record ID; it is called 'row-{row}' here. Give every record an ID in the source file."
         for row, value in enumerate(ids, 1)
         if is_missing(value)
     ]
@@ -279,8 +276,10 @@ def _column_warnings(frame: pd.DataFrame) -> list[str]:
             f"({', '.join(wanted)}, in any case), so no duplicate can be found. Rename the columns."
         ]
     if "title" not in found:
-        return [f"There is no title column ({', '.join(ALIASES['title'])}); records can only be matched by "
-                "identifiers or their full locator. Add the titles to compare records."]
+        return [
+            f"There is no title column ({', '.join(ALIASES['title'])}); records can only be matched by "
+            "identifiers or their full locator. Add the titles to compare records."
+        ]
     return []
 
 

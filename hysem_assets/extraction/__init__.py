@@ -10,7 +10,6 @@ from hysem_assets.extraction.documents import (
 )
 from hysem_assets.extraction.fields import FieldsError, FieldSpec, load_fields, record_model, response_schema
 from hysem_assets.extraction.merge import merge_records
-from hysem_assets.extraction.terms import TermDictionary, load_dictionary
 
 __all__ = [
     "TOKENIZER_NAME",
@@ -19,13 +18,11 @@ __all__ = [
     "ExtractionResult",
     "FieldSpec",
     "FieldsError",
-    "TermDictionary",
     "chunk_text",
     "count_tokens",
     "extract_document",
     "extract_documents",
     "extract_documents_sync",
-    "load_dictionary",
     "load_fields",
     "merge_records",
     "record_model",

@@ -2,31 +2,18 @@
 
 import json
 import time
-from typing import Any
 
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
-from pydantic import BaseModel, ConfigDict, Field
 
+from hysem_assets.environment import hysem_home
 from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync, load_fields
 from hysem_assets.llm import build_backend
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
-from hysem_assets.settings import hysem_home, load_profile
-
-
-class ExtractionSettings(BaseModel):
-    """``assets.extracted_fields`` in the profile: the LLM backend and how text is fed to it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    llm: dict[str, Any] = Field(default_factory=lambda: {"backend": "extractive"})
-    chunk_tokens: int = Field(8000, ge=100)
-    overlap: int = Field(500, ge=0)
-    concurrency: int = Field(4, ge=1)
-    max_attempts: int = Field(3, ge=1)
+from hysem_assets.resources import FieldExtractor
 
 
 def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Document]:
@@ -57,12 +44,14 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
         "in context, validated with pydantic; full text where parsed, else title and abstract."
     ),
     kinds={"python", "parquet"},
-    code_version="1",
 )
 def extracted_fields(
-    context: AssetExecutionContext, deduped_corpus: pd.DataFrame, parsed_docs: pd.DataFrame
+    context: AssetExecutionContext,
+    field_extractor: FieldExtractor,
+    deduped_corpus: pd.DataFrame,
+    parsed_docs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    settings = load_profile().asset_settings("extracted_fields", ExtractionSettings)
+    settings = field_extractor.settings
     fields = load_fields()
     backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields")
     documents = documents_to_extract(deduped_corpus, parsed_docs)
@@ -71,8 +60,14 @@ def extracted_fields(
     started = time.monotonic()
     try:
         results = extract_documents_sync(
-            documents, fields, backend, chunk_tokens=settings.chunk_tokens, overlap=settings.overlap,
-            concurrency=settings.concurrency, max_attempts=settings.max_attempts, progress=progress,
+            documents,
+            fields,
+            backend,
+            chunk_tokens=settings.chunk_tokens,
+            overlap=settings.overlap,
+            concurrency=settings.concurrency,
+            max_attempts=settings.max_attempts,
+            progress=progress,
         )
     finally:
         progress.close()
@@ -80,17 +75,22 @@ def extracted_fields(
     table.insert(1, "text_source", [document.metadata["text_source"] for document in documents])
     field_names = [field.name for field in fields]
     for name in field_names:  # nested values as JSON text, so Parquet keeps one type per column
-        table[name] = table[name].map(lambda value: value if isinstance(value, str) or value is None else json.dumps(value))
+        table[name] = table[name].map(
+            lambda value: value if isinstance(value, str) or value is None else json.dumps(value)
+        )
     for row in table[table["status"] == "error"].itertuples():
         context.log.warning(f"{row.cluster_id}: {row.error}")
     filled = {name: int(table[name].map(lambda v: v not in (None, "", "[]", "null")).sum()) for name in field_names}
-    return Output(table, metadata={
-        "dagster/row_count": len(table),
-        "backend": backend.model,
-        "tokenizer": TOKENIZER_NAME,
-        **backend.usage.as_metadata(),
-        "seconds": round(time.monotonic() - started, 2),
-        "statuses": MetadataValue.json(table["status"].value_counts().to_dict()),
-        "filled_per_field": MetadataValue.json(filled),
-        "preview": table_preview(table, ["cluster_id", "text_source", *field_names[:3]], rows=8),
-    })
+    return Output(
+        table,
+        metadata={
+            "dagster/row_count": len(table),
+            "backend": backend.model,
+            "tokenizer": TOKENIZER_NAME,
+            **backend.usage.as_metadata(),
+            "seconds": round(time.monotonic() - started, 2),
+            "statuses": MetadataValue.json(table["status"].value_counts().to_dict()),
+            "filled_per_field": MetadataValue.json(filled),
+            "preview": table_preview(table, ["cluster_id", "text_source", *field_names[:3]], rows=8),
+        },
+    )

@@ -65,7 +65,9 @@ def chunk_text(
             last = len(offsets)
         start = offsets[first][0]
         end = offsets[last][0] if last < len(offsets) else len(text)
-        chunks.append(Chunk(index=len(chunks), text=text[start:end].rstrip(), start=start, end=end, tokens=last - first))
+        chunks.append(
+            Chunk(index=len(chunks), text=text[start:end].rstrip(), start=start, end=end, tokens=last - first)
+        )
         if last == len(offsets):
             break
         first = _word_start(offsets, last - overlap, floor=first + 1)

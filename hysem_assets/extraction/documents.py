@@ -73,9 +73,16 @@ class ExtractionResult:
 
 def _invalid_reason(completion: Completion, error: ValidationError | None) -> str:
     if error is None:
-        truncated = " (generation stopped at max_tokens; raise params.max_tokens)" if completion.finish_reason == "length" else ""
+        truncated = (
+            " (generation stopped at max_tokens; raise params.max_tokens)"
+            if completion.finish_reason == "length"
+            else ""
+        )
         return f"not a JSON object{truncated}: {completion.text[:200]!r}"
-    problems = [f"{'.'.join(str(part) for part in problem['loc']) or 'answer'}: {problem['msg']}" for problem in error.errors()[:5]]
+    problems = [
+        f"{'.'.join(str(part) for part in problem['loc']) or 'answer'}: {problem['msg']}"
+        for problem in error.errors()[:5]
+    ]
     return "; ".join(problems)
 
 
@@ -123,14 +130,26 @@ async def extract_document(
 
     def result(status: Status, error: str | None = None) -> ExtractionResult:
         return ExtractionResult(
-            document.doc_id, record, status, error, usage.prompt_tokens, usage.completion_tokens, len(chunks), usage.cache_hits
+            document.doc_id,
+            record,
+            status,
+            error,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            len(chunks),
+            usage.cache_hits,
         )
 
     if not chunks:
         return result("empty", "no text to extract from")
     for chunk in chunks:
         messages = extraction_messages(
-            fields, chunk.text, number=chunk.index + 1, count=len(chunks), record_so_far=record, title=document.metadata.get("title")
+            fields,
+            chunk.text,
+            number=chunk.index + 1,
+            count=len(chunks),
+            record_so_far=record,
+            title=document.metadata.get("title"),
         )
         try:
             answer = await _valid_answer(backend, messages, schema, model, params, max_attempts, usage)
@@ -164,7 +183,13 @@ async def extract_documents(
         nonlocal finished
         async with semaphore:
             result = await extract_document(
-                document, fields, backend, chunk_tokens=chunk_tokens, overlap=overlap, max_attempts=max_attempts, params=params
+                document,
+                fields,
+                backend,
+                chunk_tokens=chunk_tokens,
+                overlap=overlap,
+                max_attempts=max_attempts,
+                params=params,
             )
         finished += 1
         if progress:

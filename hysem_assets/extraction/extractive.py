@@ -18,16 +18,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hysem_assets.extraction.embeddings import sentence_model
+from hysem_assets.embeddings import Encoder
+from hysem_assets.environment import config_dir
 from hysem_assets.extraction.fields import FieldsError, FieldSpec, load_fields
 from hysem_assets.extraction.numbers import metric_values, sample_size
 from hysem_assets.extraction.prompts import excerpt_of
 from hysem_assets.extraction.sentences import most_similar_sentences
-from hysem_assets.extraction.terms import TermDictionary, load_dictionary
 from hysem_assets.extraction.text import split_sentences
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message
 from hysem_assets.llm.config import ExtractiveConfig
-from hysem_assets.settings import config_dir
+from hysem_assets.terms.dictionaries import load_dictionary
+from hysem_assets.terms.matcher import TermMatcher
 
 #: Which field shapes each extractive method can fill.
 _METHOD_SHAPES = {
@@ -44,7 +45,7 @@ class ExtractiveBackend:
     def __init__(
         self,
         fields: Sequence[FieldSpec],
-        dictionaries: Mapping[str, TermDictionary],
+        dictionaries: Mapping[str, TermMatcher],
         *,
         embedding_model: str | None = None,
         device: str = "cpu",
@@ -54,11 +55,10 @@ class ExtractiveBackend:
     ):
         self.fields = {spec.name: spec for spec in fields}
         self.dictionaries = dict(dictionaries)
-        self.embedding_model = embedding_model
-        self.device = device
+        self.encoder = Encoder(embedding_model, device=device)
         self.sentences = sentences
         self.min_similarity = min_similarity
-        self._model_id = f"extractive/{Path(embedding_model or 'all-MiniLM-L6-v2').name}@{fingerprint}"
+        self._model_id = f"extractive/{Path(self.encoder.name).name}@{fingerprint}"
         self._lock = threading.Lock()
 
     @property
@@ -91,7 +91,10 @@ class ExtractiveBackend:
         if spec.extractive == "count":
             return sample_size(text)
         if spec.extractive == "metric_values":  # keep the properties the field declares, nothing else
-            return [{name: found.get(name) for name in spec.properties or {}} for found in metric_values(text, self.dictionaries[spec.name])]
+            return [
+                {name: found.get(name) for name in spec.properties or {}}
+                for found in metric_values(text, self.dictionaries[spec.name])
+            ]
         return [] if spec.type == "list" or spec.many else None
 
     def _sentences(self, text: str, description: str) -> str | None:
@@ -99,7 +102,7 @@ class ExtractiveBackend:
             chosen = most_similar_sentences(
                 split_sentences(text),
                 description,
-                sentence_model(self.embedding_model, self.device),
+                self.encoder,
                 keep=self.sentences,
                 min_similarity=self.min_similarity,
             )
@@ -123,12 +126,18 @@ def from_config(config: ExtractiveConfig) -> ExtractiveBackend:
     fields = load_fields(config.fields_path)
     for spec in fields:
         if spec.extractive and not _METHOD_SHAPES[spec.extractive](spec):
-            raise FieldsError(f"Field {spec.name!r}: extractive method {spec.extractive!r} cannot fill a {spec.type} field of this shape.")
+            raise FieldsError(
+                f"Field {spec.name!r}: extractive method {spec.extractive!r} cannot fill a {spec.type} field of this shape."
+            )
     directory = config.dictionaries_dir or config_dir() / "dictionaries"
-    files = {spec.name: directory / f"{spec.name}.yaml" for spec in fields if spec.extractive in ("dictionary", "metric_values")}
+    files = {
+        spec.name: directory / f"{spec.name}.yaml"
+        for spec in fields
+        if spec.extractive in ("dictionary", "metric_values")
+    }
     return ExtractiveBackend(
         fields,
-        {name: load_dictionary(path) for name, path in files.items()},
+        {name: load_dictionary(path).matcher for name, path in files.items()},
         embedding_model=config.embedding_model,
         device=config.device,
         sentences=config.sentences,

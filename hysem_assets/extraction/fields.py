@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
 
-from hysem_assets.settings import config_dir
+from hysem_assets.environment import config_dir
 
 FieldKind = Literal["list", "text", "structured"]
 ValueType = Literal["integer", "number", "string"]
@@ -77,7 +77,9 @@ def load_fields(path: Path | None = None) -> list[FieldSpec]:
     path = path or config_dir() / "fields.yaml"
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return [FieldSpec.model_validate({"name": name, **spec}) for name, spec in (document.get("fields") or {}).items()]
+        return [
+            FieldSpec.model_validate({"name": name, **spec}) for name, spec in (document.get("fields") or {}).items()
+        ]
     except FileNotFoundError as exc:
         raise FieldsError(f"Fields file {path} does not exist; set HYSEM_CONFIG_DIR or create it.") from exc
     except (yaml.YAMLError, ValidationError, TypeError, AttributeError) as exc:
@@ -141,7 +143,10 @@ def _field_schema(spec: FieldSpec) -> dict[str, Any]:
         return _value_schema(spec.value, spec.description, nullable=True)
     assert spec.properties is not None
     record = _object_schema(
-        {name: _value_schema(prop.value, prop.description, nullable=not prop.required) for name, prop in spec.properties.items()}
+        {
+            name: _value_schema(prop.value, prop.description, nullable=not prop.required)
+            for name, prop in spec.properties.items()
+        }
     )
     if spec.many:
         return {"type": "array", "items": record, "description": spec.description}

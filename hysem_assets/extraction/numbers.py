@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hysem_assets.extraction.terms import TermDictionary
-from hysem_assets.extraction.text import matchable
+from hysem_assets.terms.matcher import TermMatcher, matchable
 
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _POPULATION = (
@@ -42,7 +41,7 @@ def sample_size(text: str) -> int | None:
     return _to_number(counted.group(1), counted.group(2)) if counted else None
 
 
-def metric_values(text: str, metrics: TermDictionary) -> list[dict[str, Any]]:
+def metric_values(text: str, metrics: TermMatcher) -> list[dict[str, Any]]:
     """Records for every metric name directly followed by a number ("an R2 of 0.74", "MAPE 7.2%").
 
     A name separated from its value by other words ("hazard ratio for 12-14 µg/m3 was

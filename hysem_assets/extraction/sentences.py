@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
+from hysem_assets.embeddings import Encoder
 
 
 def most_similar_sentences(
-    sentences: list[str], query: str, model: SentenceTransformer, *, keep: int = 1, min_similarity: float = 0.0
+    sentences: list[str], query: str, encoder: Encoder, *, keep: int = 1, min_similarity: float = 0.0
 ) -> list[str]:
     """Up to ``keep`` sentences with the highest cosine similarity to ``query``, in text order.
 
@@ -18,7 +15,7 @@ def most_similar_sentences(
     """
     if not sentences:
         return []
-    vectors = model.encode([query, *sentences], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    vectors = encoder.encode([query, *sentences])
     similarities = vectors[1:] @ vectors[0]
     best = sorted(range(len(sentences)), key=lambda index: -float(similarities[index]))[:keep]
     return [sentences[index] for index in sorted(best) if similarities[index] >= min_similarity]

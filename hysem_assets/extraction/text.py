@@ -1,30 +1,14 @@
-"""Text clean-up shared by the extractive matchers: markup, Unicode variants, sentences."""
+"""Sentences of a text, for the extractive backend's sentence ranking."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
-_INLINE_TAGS = re.compile(r"</?(?:sub|sup|i|b|em|strong|span|small)\b[^>]*>", re.IGNORECASE)
+from hysem_assets.terms.matcher import strip_markup
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _PARAGRAPHS = re.compile(r"\n\s*\n|\n(?=\s*(?:#|[-*] |\|))")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "Fig.", "Figs.", "approx.", "ca.", "No.", "Eq.", "cf.")
-
-
-def strip_markup(text: str) -> str:
-    """Inline HTML (``PM<sub>2.5</sub>``, ``m<sup>3</sup>``) as plain text, as abstracts and Markdown carry it."""
-    return _INLINE_TAGS.sub("", text)
-
-
-def fold(text: str) -> str:
-    """Text for matching: compatibility forms unified (NO₂ -> NO2, m³ -> m3) and accents removed (Montréal -> Montreal)."""
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
-def matchable(text: str) -> str:
-    """What dictionaries and patterns are matched against: markup stripped, then folded."""
-    return fold(strip_markup(text))
 
 
 def split_sentences(text: str) -> list[str]:

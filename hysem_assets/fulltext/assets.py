@@ -18,35 +18,23 @@ from dagster import (
 )
 from pydantic import Field
 
-from hysem_assets.fulltext.download import PdfLimits
+from hysem_assets.environment import MISSING_CONTACT, api_key, config_dir, hysem_home
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.fulltext.pdfs import download_pdfs
-from hysem_assets.progress import Progress
-from hysem_assets.queries import get_query
-from hysem_assets.resources import ScholarlyApis
-
 from hysem_assets.library.csl import render_citations, to_csl_item
 from hysem_assets.library.exports import write_exports
 from hysem_assets.library.table import library_table, load_citation_settings
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.settings import MISSING_CONTACT, api_key, config_dir, hysem_home, load_profile
-from hysem_assets.sources.endpoints import base_url
+from hysem_assets.progress import Progress
+from hysem_assets.queries import get_query
+from hysem_assets.resources import PdfFetcher, ScholarlyApis
 
 
 def downloads_dir():
     return hysem_home() / "downloads" / "pdfs"
-
-
-def pdf_limits(profile) -> PdfLimits:
-    settings = profile.pdfs
-    return PdfLimits(
-        max_bytes=int(settings.max_megabytes * 2**20), timeout_s=settings.timeout_s,
-        max_redirects=settings.max_redirects, requests_per_second=settings.requests_per_second,
-        max_concurrency=settings.max_concurrency,
-    )
 
 
 def invalid_saved_files(table: pd.DataFrame) -> list[str]:
@@ -59,17 +47,24 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
     group_name="fulltext",
     partitions_def=queries_partitions,
     ins={"deduped_corpus": AssetIn()},
-    check_specs=[AssetCheckSpec("every_pdf_is_valid", asset="pdfs", blocking=True,
-                                description="Every saved file exists and is a complete PDF.")],
+    check_specs=[
+        AssetCheckSpec(
+            "every_pdf_is_valid",
+            asset="pdfs",
+            blocking=True,
+            description="Every saved file exists and is a complete PDF.",
+        )
+    ],
     description=(
         "One row per work: its open-access PDF from Unpaywall's locations (best first), streamed with a size "
         "cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the status "
         "and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf)."
     ),
     kinds={"python", "parquet", "pdf"},
-    code_version="1",
 )
-def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_corpus: pd.DataFrame):
+def pdfs(
+    context: AssetExecutionContext, scholarly_apis: ScholarlyApis, pdf_fetcher: PdfFetcher, deduped_corpus: pd.DataFrame
+):
     spec = get_query(context.partition_key)
     endpoint = scholarly_apis.endpoint("unpaywall", spec)
     if not endpoint.mailto:
@@ -79,8 +74,12 @@ def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_
     started = time.monotonic()
     try:
         table = download_pdfs(
-            records, endpoint, downloads_dir(), scholarly_apis.active_profile.http,
-            limits=pdf_limits(scholarly_apis.active_profile), progress=progress,
+            records,
+            endpoint,
+            downloads_dir(),
+            scholarly_apis.http,
+            limits=pdf_fetcher.limits(),
+            progress=progress,
         )
     finally:
         progress.close()
@@ -92,7 +91,9 @@ def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_
         "saved_megabytes": round(float(table["bytes"].fillna(0).sum()) / 2**20, 2),
         "seconds": round(time.monotonic() - started, 2),
         "statuses": MetadataValue.md(
-            pd.DataFrame({"status": list(STATUSES), "works": [int(counts.get(s, 0)) for s in STATUSES]}).to_markdown(index=False)
+            pd.DataFrame({"status": list(STATUSES), "works": [int(counts.get(s, 0)) for s in STATUSES]}).to_markdown(
+                index=False
+            )
         ),
         "downloads_dir": MetadataValue.path(str(downloads_dir())),
     }
@@ -100,9 +101,15 @@ def pdfs(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, deduped_
         metadata["problems"] = table_preview(problems, ["doi", "status", "reason"], rows=30, width=160)
     yield Output(table, metadata=metadata)
     invalid = invalid_saved_files(table)
-    yield AssetCheckResult(check_name="every_pdf_is_valid", passed=not invalid,
-                           metadata={"saved": int(counts.get("saved", 0)), "invalid": len(invalid),
-                                     "examples": ", ".join(invalid[:5]) or "none"})
+    yield AssetCheckResult(
+        check_name="every_pdf_is_valid",
+        passed=not invalid,
+        metadata={
+            "saved": int(counts.get("saved", 0)),
+            "invalid": len(invalid),
+            "examples": ", ".join(invalid[:5]) or "none",
+        },
+    )
 
 
 class LibraryConfig(Config):
@@ -110,13 +117,13 @@ class LibraryConfig(Config):
     locale: str = Field("", description="CSL locale such as en-GB; empty: config/citations.yaml.")
 
 
-def zotero_from_environment() -> ZoteroLibrary | None:
-    """A Zotero library when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set, else None (exports only)."""
+def zotero_from_environment(base_url: str) -> ZoteroLibrary | None:
+    """A Zotero library at ``base_url`` when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set, else None (exports only)."""
     library_id, key = os.environ.get("ZOTERO_LIBRARY_ID"), api_key("zotero")
     if not (library_id and key):
         return None
     library_type = os.environ.get("ZOTERO_LIBRARY_TYPE", "user")
-    return ZoteroLibrary(library_id, library_type, key, base_url=base_url("zotero", load_profile()))
+    return ZoteroLibrary(library_id, library_type, key, base_url=base_url)
 
 
 @asset(
@@ -128,10 +135,13 @@ def zotero_from_environment() -> ZoteroLibrary | None:
         "CSL-JSON/BibTeX/RIS exports, and the Zotero library when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set."
     ),
     kinds={"python", "parquet"},
-    code_version="1",
 )
 def library(
-    context: AssetExecutionContext, config: LibraryConfig, deduped_corpus: pd.DataFrame, pdfs: pd.DataFrame
+    context: AssetExecutionContext,
+    config: LibraryConfig,
+    scholarly_apis: ScholarlyApis,
+    deduped_corpus: pd.DataFrame,
+    pdfs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = load_citation_settings(config_dir() / "citations.yaml")
     style, locale = config.style or settings.style, config.locale or settings.locale
@@ -139,12 +149,14 @@ def library(
     context.log.info(f"Rendering {len(items):,} citations in {style} ({locale})")
     citations = render_citations(items, style=style, locale=locale)
 
-    zotero, keys, failures = zotero_from_environment(), {}, {}
+    zotero, keys, failures = zotero_from_environment(scholarly_apis.base_url("zotero")), {}, {}
     if zotero is not None:
         saved = pdfs[pdfs["status"] == "saved"]
         sync = sync_library(zotero, deduped_corpus, dict(zip(saved["cluster_id"], saved["path"])))
         keys, failures = sync.keys, sync.failures
-        context.log.info(f"Zotero: {len(sync.created)} created, {len(sync.found)} already there, {len(failures)} failed")
+        context.log.info(
+            f"Zotero: {len(sync.created)} created, {len(sync.found)} already there, {len(failures)} failed"
+        )
         citations = with_zotero_fallback(citations, keys, zotero, style, locale)
 
     exports = write_exports(deduped_corpus, hysem_home() / "library" / context.partition_key, context.partition_key)
@@ -152,13 +164,16 @@ def library(
     errors = table["citation_error"].notna()
     for row in table[errors].itertuples():
         context.log.warning(f"Citation for {row.cluster_id} ({row.doi or row.title}) failed: {row.citation_error}")
-    return Output(table, metadata={
-        "dagster/row_count": len(table),
-        "style": style,
-        "locale": locale,
-        "citation_errors": int(errors.sum()),
-        "zotero": "on" if zotero else "off (set ZOTERO_LIBRARY_ID and ZOTERO_API_KEY)",
-        "zotero_keys": len(keys),
-        **{f"export_{fmt}": MetadataValue.path(str(path)) for fmt, path in exports.items()},
-        "preview": table_preview(table, ["in_text_citation", "full_citation"], rows=8, width=200),
-    })
+    return Output(
+        table,
+        metadata={
+            "dagster/row_count": len(table),
+            "style": style,
+            "locale": locale,
+            "citation_errors": int(errors.sum()),
+            "zotero": "on" if zotero else "off (set ZOTERO_LIBRARY_ID and ZOTERO_API_KEY)",
+            "zotero_keys": len(keys),
+            **{f"export_{fmt}": MetadataValue.path(str(path)) for fmt, path in exports.items()},
+            "preview": table_preview(table, ["in_text_citation", "full_citation"], rows=8, width=200),
+        },
+    )

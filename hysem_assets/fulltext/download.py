@@ -46,8 +46,11 @@ class PdfLimits:
     max_concurrency: int = 4
 
     def __post_init__(self) -> None:
-        if min(self.max_bytes, self.timeout_s, self.requests_per_second) <= 0 or self.max_redirects < 0 \
-                or self.max_concurrency < 1:
+        if (
+            min(self.max_bytes, self.timeout_s, self.requests_per_second) <= 0
+            or self.max_redirects < 0
+            or self.max_concurrency < 1
+        ):
             raise ValueError(f"invalid PDF download limits: {self}")
 
 
@@ -122,8 +125,9 @@ class PdfDownloader:
                 raise DownloadFailed("http_error", f"HTTP {response.status} redirect without a Location header")
             following = urljoin(current, location)
             if following in seen:
-                raise DownloadFailed("http_error", f"redirect loop: {redact_url(current)} leads back to "
-                                                   f"{redact_url(following)}")
+                raise DownloadFailed(
+                    "http_error", f"redirect loop: {redact_url(current)} leads back to {redact_url(following)}"
+                )
             seen.add(following)
             current = following
         raise DownloadFailed("http_error", f"more than {self.limits.max_redirects} redirects")

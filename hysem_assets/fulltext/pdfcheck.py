@@ -16,11 +16,19 @@ PDF_MAGIC = b"%PDF-"
 #: Readers look for ``%%EOF`` within the last 1,024 bytes (ISO 32000-1, 7.5.5).
 EOF_WINDOW = 1024
 #: Content types a PDF may arrive with; anything else (text/html above all) is a page, not a file.
-PDF_CONTENT_TYPES = frozenset({
-    "application/pdf", "application/x-pdf", "application/acrobat",
-    "application/octet-stream", "binary/octet-stream", "application/binary",
-    "application/download", "application/x-download", "application/force-download",
-})
+PDF_CONTENT_TYPES = frozenset(
+    {
+        "application/pdf",
+        "application/x-pdf",
+        "application/acrobat",
+        "application/octet-stream",
+        "binary/octet-stream",
+        "application/binary",
+        "application/download",
+        "application/x-download",
+        "application/force-download",
+    }
+)
 
 
 def pdf_content_type(content_type: str) -> bool:

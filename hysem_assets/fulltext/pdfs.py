@@ -24,7 +24,7 @@ from hysem_assets.fulltext.outcome import COLUMNS, DownloadFailed, Location, Pdf
 from hysem_assets.fulltext.store import pdf_path, remember, reuse
 from hysem_assets.fulltext.unpaywall import open_locations
 from hysem_assets.identifiers import normalize_doi
-from hysem_assets.settings import HttpSettings
+from hysem_assets.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint, ProgressCallback, no_progress
 from hysem_assets.sources.endpoints import with_client
 from hysem_assets.sources.http import HttpClient, RetryPolicy, redact_url
@@ -61,8 +61,9 @@ async def fetch_pdfs(
     if missing:
         raise ValueError(f"records lack the column(s) {sorted(missing)}; the pdfs stage needs cluster_id and doi")
     if not unpaywall.mailto:
-        raise ValueError("Unpaywall answers only requests that carry a contact address: set HYSEM_MAILTO "
-                         "or the query's mailto.")
+        raise ValueError(
+            "Unpaywall answers only requests that carry a contact address: set HYSEM_MAILTO or the query's mailto."
+        )
     directory = downloads_dir.resolve()
     dois = [normalize_doi(value) if isinstance(value, str) else None for value in records["doi"]]
     rows_per_doi = Counter(dois)

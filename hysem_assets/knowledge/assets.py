@@ -14,12 +14,10 @@ from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.queries import get_query
+from hysem_assets.resources import ChunkStore, GraphDatabase
 from hysem_assets.retrieval.chunking import chunk_documents
 from hysem_assets.retrieval.indexing import index_chunks, with_citations
-from hysem_assets.retrieval.settings import VectorIndexSettings
-from hysem_assets.settings import load_profile
 from hysem_assets.stores.graph import load_partition
-from hysem_assets.stores.settings import GraphSettings, keyword_root, open_chunk_store, open_graph_store
 from hysem_assets.terms import load_dictionaries
 
 
@@ -49,52 +47,67 @@ def citable_corpus(corpus: pd.DataFrame, library: pd.DataFrame, topics: pd.DataF
         "are not embedded again."
     ),
     kinds={"python", "parquet", "qdrant"},
-    code_version="1",
 )
 def vector_index(
-    context: AssetExecutionContext, deduped_corpus: pd.DataFrame, library: pd.DataFrame, parsed_docs: pd.DataFrame
+    context: AssetExecutionContext,
+    chunk_store: ChunkStore,
+    deduped_corpus: pd.DataFrame,
+    library: pd.DataFrame,
+    parsed_docs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    settings = load_profile().asset_settings("vector_index", VectorIndexSettings)
-    embedder = settings.embedder()
+    settings = chunk_store.settings
+    embedder = chunk_store.encoder()
     documents = parsed_docs[parsed_docs["error"].isna()][["cluster_id", "markdown"]]
-    chunks = chunk_documents(documents, max_tokens=settings.max_tokens, overlap=settings.overlap, spans=embedder.token_spans)
+    chunks = chunk_documents(
+        documents, max_tokens=settings.max_tokens, overlap=settings.overlap, spans=embedder.token_spans
+    )
     chunks = with_citations(chunks, citable_corpus(deduped_corpus, library))
     progress = Progress(context.log, "vector_index", unit="chunks embedded")
-    store = open_chunk_store(settings)
+    store = chunk_store.open()
     try:
         summary = index_chunks(
-            chunks, query=context.partition_key, store=store, embedder=embedder,
-            keyword_root=keyword_root(settings), progress=progress,
+            chunks,
+            query=context.partition_key,
+            store=store,
+            embedder=embedder,
+            keyword_root=chunk_store.keyword_root(),
+            progress=progress,
         )
     finally:
         progress.close()
         store.close()
-    return Output(chunks, metadata={
-        "dagster/row_count": len(chunks),
-        "documents": len(documents),
-        "embedded": summary.embedded,
-        "reused": summary.reused,
-        "deleted": summary.deleted,
-        "model": embedder.name,
-        "seconds": round(summary.seconds, 2),
-        "preview": table_preview(chunks, ["chunk_id", "section", "text"], rows=5, width=100),
-    })
+    return Output(
+        chunks,
+        metadata={
+            "dagster/row_count": len(chunks),
+            "documents": len(documents),
+            "embedded": summary.embedded,
+            "reused": summary.reused,
+            "deleted": summary.deleted,
+            "model": embedder.name,
+            "seconds": round(summary.seconds, 2),
+            "preview": table_preview(chunks, ["chunk_id", "section", "text"], rows=5, width=100),
+        },
+    )
 
 
 @asset(
     group_name="knowledge",
     partitions_def=queries_partitions,
-    ins={name: AssetIn() for name in ("deduped_corpus", "library", "topics", "extracted_fields", "canonical_terms", "vector_index")},
+    ins={
+        name: AssetIn()
+        for name in ("deduped_corpus", "library", "topics", "extracted_fields", "canonical_terms", "vector_index")
+    },
     description=(
         "The partition loaded into the graph store (config/kg_schema.yaml): Query, Article, entity and Chunk nodes "
         "with their relationships, in one transaction; records that left the query are detached."
     ),
     kinds={"python", "neo4j"},
     op_tags=GRAPH_STORE_TAG,
-    code_version="1",
 )
 def knowledge_graph(
     context: AssetExecutionContext,
+    graph_database: GraphDatabase,
     deduped_corpus: pd.DataFrame,
     library: pd.DataFrame,
     topics: pd.DataFrame,
@@ -102,16 +115,20 @@ def knowledge_graph(
     canonical_terms: pd.DataFrame,
     vector_index: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    settings = load_profile().asset_settings("knowledge_graph", GraphSettings)
+    settings = graph_database.settings
     schema = load_schema()
     spellings = dictionary_spellings()
     fields = canonical_fields(schema, extracted_fields, canonical_terms, spellings)
     chunks = vector_index.assign(mentions=chunk_mentions(schema, vector_index, canonical_terms, spellings))
     graph = build_partition_graph(
-        schema, context.partition_key, corpus=citable_corpus(deduped_corpus, library, topics),
-        fields=fields, chunks=chunks, title=get_query(context.partition_key).title or None,
+        schema,
+        context.partition_key,
+        corpus=citable_corpus(deduped_corpus, library, topics),
+        fields=fields,
+        chunks=chunks,
+        title=get_query(context.partition_key).title or None,
     )
-    store = open_graph_store(settings)
+    store = graph_database.open()
     progress = Progress(context.log, "knowledge_graph", unit="rows")
     try:
         store.ensure_schema(schema)
@@ -122,17 +139,22 @@ def knowledge_graph(
     rows = [("node", label, count) for label, count in summary.nodes.items()]
     rows += [("relationship", kind, count) for kind, count in summary.relationships.items()]
     table = pd.DataFrame(rows, columns=["kind", "type", "count"])
-    return Output(table, metadata={
-        "dagster/row_count": len(table),
-        "backend": settings.backend,
-        "nodes": sum(summary.nodes.values()),
-        "relationships": sum(summary.relationships.values()),
-        "detached": summary.detached,
-        "pruned": summary.pruned,
-        "seconds": round(summary.seconds, 2),
-        "loaded": MetadataValue.md(table.to_markdown(index=False)),
-        "store_totals": MetadataValue.json({"nodes": summary.counts.nodes, "relationships": summary.counts.relationships}),
-    })
+    return Output(
+        table,
+        metadata={
+            "dagster/row_count": len(table),
+            "backend": settings.backend,
+            "nodes": sum(summary.nodes.values()),
+            "relationships": sum(summary.relationships.values()),
+            "detached": summary.detached,
+            "pruned": summary.pruned,
+            "seconds": round(summary.seconds, 2),
+            "loaded": MetadataValue.md(table.to_markdown(index=False)),
+            "store_totals": MetadataValue.json(
+                {"nodes": summary.counts.nodes, "relationships": summary.counts.relationships}
+            ),
+        },
+    )
 
 
 def report_asset(report: Report) -> AssetsDefinition:
@@ -147,22 +169,23 @@ def report_asset(report: Report) -> AssetsDefinition:
         op_tags=GRAPH_STORE_TAG,
         description=report.description or f"Saved report {report.name}.cypher over the knowledge graph.",
         kinds={"python", "parquet"},
-        code_version="1",
     )
-    def _report(context: AssetExecutionContext) -> Output[pd.DataFrame]:
-        settings = load_profile().asset_settings("knowledge_graph", GraphSettings)
-        store = open_graph_store(settings)
+    def _report(context: AssetExecutionContext, graph_database: GraphDatabase) -> Output[pd.DataFrame]:
+        store = graph_database.open()
         started = time.monotonic()
         try:
             table = run_report(store, report, context.partition_key)
         finally:
             store.close()
-        return Output(table, metadata={
-            "dagster/row_count": len(table),
-            "seconds": round(time.monotonic() - started, 2),
-            "result": table_preview(table, rows=50),
-            "cypher": MetadataValue.md(f"```cypher\n{report.cypher}\n```"),
-        })
+        return Output(
+            table,
+            metadata={
+                "dagster/row_count": len(table),
+                "seconds": round(time.monotonic() - started, 2),
+                "result": table_preview(table, rows=50),
+                "cypher": MetadataValue.md(f"```cypher\n{report.cypher}\n```"),
+            },
+        )
 
     return _report
 

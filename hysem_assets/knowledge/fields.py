@@ -17,8 +17,9 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.knowledge.build import is_missing, terms
-from hysem_assets.knowledge.mentions import TermMatcher, Vocabulary, find_mentions, merge_vocabularies
+from hysem_assets.knowledge.mentions import Vocabulary, find_mentions, merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.terms.matcher import TermMatcher
 
 
 def raw_values(value: Any) -> list[str]:

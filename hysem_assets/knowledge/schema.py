@@ -14,7 +14,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from hysem_assets.settings import config_dir
+from hysem_assets.environment import config_dir
 
 PropertyType = Literal["STRING", "INT64", "DOUBLE", "BOOLEAN", "STRING[]"]
 

@@ -13,8 +13,16 @@ from hysem_assets.library.csl import Citation
 from hysem_assets.library.exports import bibtex_keys
 
 LIBRARY_COLUMNS = (
-    "cluster_id", "doi", "title", "in_text_citation", "full_citation", "full_citation_html",
-    "citation_error", "bibtex_key", "zotero_key", "zotero_error",
+    "cluster_id",
+    "doi",
+    "title",
+    "in_text_citation",
+    "full_citation",
+    "full_citation_html",
+    "citation_error",
+    "bibtex_key",
+    "zotero_key",
+    "zotero_error",
 )
 
 
@@ -44,11 +52,18 @@ def library_table(
     rows = []
     for cluster_id, doi, title in corpus[["cluster_id", "doi", "title"]].itertuples(index=False):
         citation = citations.get(cluster_id) or Citation("", "", error="not rendered")
-        rows.append({
-            "cluster_id": cluster_id, "doi": doi, "title": title,
-            "in_text_citation": citation.in_text, "full_citation": citation.bibliography,
-            "full_citation_html": citation.bibliography_html, "citation_error": citation.error,
-            "bibtex_key": keys.get(cluster_id), "zotero_key": zotero_keys.get(cluster_id),
-            "zotero_error": zotero_failures.get(cluster_id),
-        })
+        rows.append(
+            {
+                "cluster_id": cluster_id,
+                "doi": doi,
+                "title": title,
+                "in_text_citation": citation.in_text,
+                "full_citation": citation.bibliography,
+                "full_citation_html": citation.bibliography_html,
+                "citation_error": citation.error,
+                "bibtex_key": keys.get(cluster_id),
+                "zotero_key": zotero_keys.get(cluster_id),
+                "zotero_error": zotero_failures.get(cluster_id),
+            }
+        )
     return pd.DataFrame(rows, columns=list(LIBRARY_COLUMNS))

@@ -22,9 +22,22 @@ Kind = Literal["article", "chapter", "book", "conference", "preprint", "thesis",
 _KINDS: dict[str, Kind] = {
     **dict.fromkeys(
         [
-            "journal article", "article", "review", "editorial", "erratum", "letter", "comment",
-            "correction", "retraction", "retraction of publication", "retracted publication",
-            "systematic review", "meta analysis", "case reports", "news", "article journal",
+            "journal article",
+            "article",
+            "review",
+            "editorial",
+            "erratum",
+            "letter",
+            "comment",
+            "correction",
+            "retraction",
+            "retraction of publication",
+            "retracted publication",
+            "systematic review",
+            "meta analysis",
+            "case reports",
+            "news",
+            "article journal",
         ],
         "article",
     ),
@@ -39,11 +52,41 @@ _KINDS: dict[str, Kind] = {
 
 # ISO 639-2 (as PubMed writes it) to the two-letter BCP 47 primary tag styles expect.
 _LANGUAGES = {
-    "eng": "en", "chi": "zh", "zho": "zh", "spa": "es", "fre": "fr", "fra": "fr", "ger": "de",
-    "deu": "de", "ita": "it", "por": "pt", "jpn": "ja", "rus": "ru", "kor": "ko", "dut": "nl",
-    "nld": "nl", "pol": "pl", "swe": "sv", "nor": "no", "dan": "da", "fin": "fi", "tur": "tr",
-    "ara": "ar", "per": "fa", "fas": "fa", "heb": "he", "gre": "el", "ell": "el", "cze": "cs",
-    "ces": "cs", "hun": "hu", "ukr": "uk", "vie": "vi", "tha": "th", "ind": "id", "hin": "hi",
+    "eng": "en",
+    "chi": "zh",
+    "zho": "zh",
+    "spa": "es",
+    "fre": "fr",
+    "fra": "fr",
+    "ger": "de",
+    "deu": "de",
+    "ita": "it",
+    "por": "pt",
+    "jpn": "ja",
+    "rus": "ru",
+    "kor": "ko",
+    "dut": "nl",
+    "nld": "nl",
+    "pol": "pl",
+    "swe": "sv",
+    "nor": "no",
+    "dan": "da",
+    "fin": "fi",
+    "tur": "tr",
+    "ara": "ar",
+    "per": "fa",
+    "fas": "fa",
+    "heb": "he",
+    "gre": "el",
+    "ell": "el",
+    "cze": "cs",
+    "ces": "cs",
+    "hun": "hu",
+    "ukr": "uk",
+    "vie": "vi",
+    "tha": "th",
+    "ind": "id",
+    "hin": "hi",
 }
 
 
@@ -166,4 +209,3 @@ def _title(title: str | None) -> str | None:
     if title and title.endswith(".") and not title.endswith(".."):
         return title[:-1]
     return title
-

@@ -108,9 +108,11 @@ def to_zotero_item(row: Mapping[str, Any]) -> dict[str, Any]:
     """A new-item template for one corpus row (journalArticle, bookSection, preprint, ...)."""
     work = Work.from_row(row)
     item_type, container_field, optional = _ZOTERO_TYPES[work.kind]
-    extra = [f"DOI: {work.doi}" if work.doi and "DOI" not in optional else None,
-             f"PMID: {work.pmid}" if work.pmid else None,
-             f"{CLUSTER_FIELD}: {work.id}"]
+    extra = [
+        f"DOI: {work.doi}" if work.doi and "DOI" not in optional else None,
+        f"PMID: {work.pmid}" if work.pmid else None,
+        f"{CLUSTER_FIELD}: {work.id}",
+    ]
     fields = {
         "title": work.title,
         "abstractNote": work.abstract,
@@ -180,8 +182,9 @@ def create_items(
     for number, start in enumerate(batches, 1):
         batch = entries[start : start + batch_size]
         try:
-            response = _call(library, f"create batch {number}/{len(batches)}", client.create_items,
-                             [dict(item) for _, item in batch])
+            response = _call(
+                library, f"create batch {number}/{len(batches)}", client.create_items, [dict(item) for _, item in batch]
+            )
         except ZoteroError as error:
             if error.fatal:
                 raise
@@ -209,8 +212,9 @@ def attach_pdfs(
     without its file by an interrupted run gets the file.
     """
     failures = {cluster_id: "no Zotero item to attach the PDF to" for cluster_id in pdfs if cluster_id not in parents}
-    tasks = [(cluster_id, parents[cluster_id], Path(path)) for cluster_id, path in pdfs.items()
-             if cluster_id in parents]
+    tasks = [
+        (cluster_id, parents[cluster_id], Path(path)) for cluster_id, path in pdfs.items() if cluster_id in parents
+    ]
 
     def attach(client: zotero.Zotero, task: tuple[str, str, Path]) -> tuple[str, str | None, str | None]:
         cluster_id, parent, path = task

@@ -13,7 +13,9 @@ from typing import Any
 from hysem_assets.llm.completion import Completion, Message
 
 
-def cache_key(model: str, messages: Sequence[Message], schema: Mapping[str, Any] | None, params: Mapping[str, Any]) -> str:
+def cache_key(
+    model: str, messages: Sequence[Message], schema: Mapping[str, Any] | None, params: Mapping[str, Any]
+) -> str:
     """SHA-256 of the canonical JSON of (model, messages, schema, parameters).
 
     Keys sorted and separators fixed, so equal requests hash equally whatever order their

@@ -18,7 +18,7 @@ from typing import Any
 from hysem_assets import __version__
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, parse_json_text
 from hysem_assets.llm.config import BackendConfigError, OpenAIConfig, StructuredOutput, VllmConfig
-from hysem_assets.settings import HttpSettings
+from hysem_assets.profile import HttpSettings
 from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy, make_session
 
 Schema = Mapping[str, Any]
@@ -47,7 +47,9 @@ def with_schema_instruction(messages: Sequence[Message], schema: Schema) -> list
     the model learns the expected shape; the first system message carries it (chat
     templates of several models accept a system message only in first position).
     """
-    instruction = "Answer with one JSON object that matches this JSON schema:\n" + json.dumps(schema, ensure_ascii=False)
+    instruction = "Answer with one JSON object that matches this JSON schema:\n" + json.dumps(
+        schema, ensure_ascii=False
+    )
     if messages and messages[0]["role"] == "system":
         first = {**messages[0], "content": messages[0]["content"] + "\n\n" + instruction}
         return [first, *messages[1:]]
@@ -55,7 +57,9 @@ def with_schema_instruction(messages: Sequence[Message], schema: Schema) -> list
 
 
 def _chat_completions(structured_output: StructuredOutput) -> Callable[..., dict[str, Any]]:
-    def build(model: str, messages: Sequence[Message], schema: Schema | None, params: GenerationParams, strict: bool) -> dict[str, Any]:
+    def build(
+        model: str, messages: Sequence[Message], schema: Schema | None, params: GenerationParams, strict: bool
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": model, "messages": list(messages), **params.as_dict()}
         if schema is None:
             return body
@@ -84,9 +88,16 @@ def _read_chat_completion(payload: Mapping[str, Any]) -> Reply:
     )
 
 
-def _build_ollama_chat(model: str, messages: Sequence[Message], schema: Schema | None, params: GenerationParams, strict: bool) -> dict[str, Any]:
+def _build_ollama_chat(
+    model: str, messages: Sequence[Message], schema: Schema | None, params: GenerationParams, strict: bool
+) -> dict[str, Any]:
     """Ollama's native ``/api/chat``: the schema goes in ``format``, sampling in ``options``."""
-    options = {"temperature": params.temperature, "num_predict": params.max_tokens, "top_p": params.top_p, "seed": params.seed}
+    options = {
+        "temperature": params.temperature,
+        "num_predict": params.max_tokens,
+        "top_p": params.top_p,
+        "seed": params.seed,
+    }
     body: dict[str, Any] = {
         "model": model,
         "messages": list(messages),
@@ -137,7 +148,9 @@ class OpenAICompatibleBackend:
         self.http = http
         self.requests_per_second = requests_per_second
         self.max_concurrency = max_concurrency
-        self._headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {api_key}"} if api_key else {})
+        self._headers = {"Content-Type": "application/json"} | (
+            {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        )
         self._client: HttpClient | None = None
 
     def __repr__(self) -> str:
@@ -163,7 +176,9 @@ class OpenAICompatibleBackend:
             text, prompt_tokens, completion_tokens, finish_reason = self.dialect.read(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             snippet = raw[:200].decode("utf-8", "replace")
-            raise LLMError(f"model {self._model!r} at {self.url}: unexpected response ({type(exc).__name__}): {snippet}") from exc
+            raise LLMError(
+                f"model {self._model!r} at {self.url}: unexpected response ({type(exc).__name__}): {snippet}"
+            ) from exc
         return Completion(
             text=text,
             parsed_json=parse_json_text(text) if schema is not None else None,

@@ -6,11 +6,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hysem_assets.environment import hysem_home
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.cache import ResponseCache
 from hysem_assets.llm.cached import CachedBackend
 from hysem_assets.llm.config import BackendConfig, parse_backend_config
-from hysem_assets.settings import hysem_home
 
 
 def _http(config: Any) -> LLMBackend:

@@ -445,8 +445,11 @@ class _OpenAlex:
         works = [work for work in self.snapshot.openalex if keep(work)]
         if cursor is None:
             if page < 1 or page * per_page > OPENALEX_MAX_RESULTS:
-                return _openalex_error(request, "Maximum results size of 10,000 records is exceeded. "
-                                                "Cursor pagination is required for records beyond 10,000.")
+                return _openalex_error(
+                    request,
+                    "Maximum results size of 10,000 records is exceeded. "
+                    "Cursor pagination is required for records beyond 10,000.",
+                )
             offset, shown_page = (page - 1) * per_page, page
         else:
             try:
@@ -491,8 +494,12 @@ class _Scopus:
     async def search(self, request: web.Request) -> web.Response:
         params = MultiDict(request.query)
         if not (request.headers.get("X-ELS-APIKey") or params.get("apiKey")):
-            return _scopus_error(request, 401, "AUTHENTICATION_ERROR",
-                                 "Requestor configuration settings insufficient for access to this resource.")
+            return _scopus_error(
+                request,
+                401,
+                "AUTHENTICATION_ERROR",
+                "Requestor configuration settings insufficient for access to this resource.",
+            )
         try:
             count = _int(params, "count", 25)
             start = _int(params, "start", 0)
@@ -502,8 +509,9 @@ class _Scopus:
         except ValueError as error:
             return _scopus_error(request, 400, "INVALID_INPUT", str(error))
         if count > SCOPUS_MAX_COUNT:
-            return _scopus_error(request, 400, "INVALID_INPUT",
-                                 "Exceeds the maximum number allowed for the service level")
+            return _scopus_error(
+                request, 400, "INVALID_INPUT", "Exceeds the maximum number allowed for the service level"
+            )
         total = len(self.snapshot.scopus)
         entries = self.snapshot.scopus[start : start + count]
         results: dict[str, Any] = {

@@ -1,7 +1,8 @@
 """PDF parsing: Markdown, tables and equations from every PDF, offline.
 
 Two Docling pipelines, chosen by ``ParseOptions.pipeline``: ``native`` needs no model
-weights (Docling's ``NativePdfPipeline`` plus hysem's reconstruction of the page text), and
+weights (Docling's ``NativePdfPipeline`` plus hysem's reconstruction of the page text, and
+OCR of pages without a usable text layer by Tesseract or RapidOCR), and
 ``standard`` runs Docling's layout, TableFormer and formula models from pre-downloaded
 artifacts. ``parse_pdf`` handles one file, ``parse_many`` a batch across worker processes
 pinned to devices; neither raises for a bad document, which gets its error instead.

@@ -35,8 +35,13 @@ SECTION_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2})*)\.?\s")
 def block_cluster(block: Block, cluster_id: int) -> Cluster:
     """A block as a Docling layout cluster, one text cell per segment in reading order."""
     cells = [
-        TextCell(rect=BoundingRectangle.from_bounding_box(segment.box.to_bbox()), text=segment.text,
-                 orig=segment.text, from_ocr=False, index=k)
+        TextCell(
+            rect=BoundingRectangle.from_bounding_box(segment.box.to_bbox()),
+            text=segment.text,
+            orig=segment.text,
+            from_ocr=False,
+            index=k,
+        )
         for k, segment in enumerate(block.segments)
     ]
     return Cluster(id=cluster_id, label=block.label, bbox=block.box.to_bbox(), cells=cells)
@@ -65,8 +70,9 @@ class _Writer:
     def add(self, cluster: Cluster, page_no: int, size: Size) -> None:
         texts = [cell.text for cell in cluster.cells]
         text = join_lines(texts, self.known)
-        prov = ProvenanceItem(page_no=page_no, bbox=cluster.bbox.to_bottom_left_origin(size.height),
-                              charspan=(0, len(text)))
+        prov = ProvenanceItem(
+            page_no=page_no, bbox=cluster.bbox.to_bottom_left_origin(size.height), charspan=(0, len(text))
+        )
         label = cluster.label
         if label != DocItemLabel.LIST_ITEM:
             self.list_group = None
@@ -106,8 +112,12 @@ class _Writer:
         return not SENTENCE_END.search(self.last_text.text.rstrip())
 
 
-def build_document(name: str, origin: DocumentOrigin | None, pages: Sequence[tuple[int, Size, Sequence[Cluster]]],
-                   known: frozenset[str]) -> DoclingDocument:
+def build_document(
+    name: str,
+    origin: DocumentOrigin | None,
+    pages: Sequence[tuple[int, Size, Sequence[Cluster]]],
+    known: frozenset[str],
+) -> DoclingDocument:
     """The document of all pages' clusters, each page's clusters in reading order."""
     doc = DoclingDocument(name=name, origin=origin)
     writer = _Writer(doc, known)

@@ -25,13 +25,16 @@ from hysem_assets.parsing.words import Word, char_share, dominant_font
 
 Row = list[Segment]
 
-CAPTION = re.compile(r"^(table|tab\.|fig\.|figure|listing|scheme|chart|plate|algorithm)\s*[\dIVXLC]+[a-z]?\b",
-                     re.IGNORECASE)
+CAPTION = re.compile(
+    r"^(table|tab\.|fig\.|figure|listing|scheme|chart|plate|algorithm)\s*[\dIVXLC]+[a-z]?\b", re.IGNORECASE
+)
 HEADING_NUMBER = re.compile(r"^(\d{1,2}(\.\d{1,2})*\.?|\(?\d{1,2}\)|[A-Z]\.|[IVXL]{1,4}\.)\s+(?=\S)")
 SECTION_NAME = re.compile(
     r"^(abstract|introduction|background|related work|methods?|materials and methods|methodology|results"
     r"|results and discussion|discussion|conclusions?|summary|references|bibliography|acknowledge?ments?"
-    r"|appendix( [a-z])?|keywords|funding|contents|preface|notices|trademarks)$", re.IGNORECASE)
+    r"|appendix( [a-z])?|keywords|funding|contents|preface|notices|trademarks)$",
+    re.IGNORECASE,
+)
 REFERENCE = re.compile(r"^\[\d{1,3}\]$")
 BULLET = re.compile(r"^[•·▪▫◦‣⁃●○■□\-–—*∞\x84➢➤►✓✔☐☑]$")
 MATH = re.compile(r"[=≤≥≈≠∑∏∫√±×÷∞∂∇∈∉⊂⊆∀∃→←↔^]")
@@ -53,8 +56,11 @@ class BodyStyle:
         words = [word for word in _words(segments) if word.font == font]
         if not words:
             return cls(font="", height=10.0)
-        return cls(font=font, height=statistics.median(w.box.height for w in words),
-                   bold=char_share(words, lambda w: w.bold) > 0.5)
+        return cls(
+            font=font,
+            height=statistics.median(w.box.height for w in words),
+            bold=char_share(words, lambda w: w.bold) > 0.5,
+        )
 
 
 def _words(segments: Sequence[Segment]) -> list[Word]:
@@ -103,8 +109,11 @@ class LineMetrics:
     @classmethod
     def of(cls, row: Row) -> LineMetrics:
         words = _words(row)
-        return cls(statistics.median(w.box.t for w in words), statistics.median(w.box.b for w in words),
-                   statistics.median(w.box.height for w in words))
+        return cls(
+            statistics.median(w.box.t for w in words),
+            statistics.median(w.box.b for w in words),
+            statistics.median(w.box.height for w in words),
+        )
 
 
 def _prose(segments: Sequence[Segment]) -> bool:
@@ -156,8 +165,12 @@ class _Region:
         while end < len(self.rows):
             if self.cells(self.rows[end]):
                 cell_rows += 1
-            elif not (cell_rows and end + 1 < len(self.rows) and self.cells(self.rows[end + 1])
-                      and row_box(self.rows[end]).width < 0.5 * self.width):
+            elif not (
+                cell_rows
+                and end + 1 < len(self.rows)
+                and self.cells(self.rows[end + 1])
+                and row_box(self.rows[end]).width < 0.5 * self.width
+            ):
                 break
             end += 1
         return end - start if cell_rows >= 2 else 0
@@ -168,8 +181,7 @@ class _Region:
             return False
         line, first = LineMetrics.of(block.rows[0]), LineMetrics.of(table[0])
         box, extent = row_box(block.rows[0]), Box.around(row_box(row) for row in table)
-        return (first.top - line.bottom <= self.line_gap + 0.5 * first.height
-                and extent.l <= box.l and box.r <= extent.r)
+        return first.top - line.bottom <= self.line_gap + 0.5 * first.height and extent.l <= box.l and box.r <= extent.r
 
     def continues(self, block: Block, row: Row) -> bool:
         """Whether ``row`` is the next line of the paragraph ``block``."""
@@ -181,12 +193,14 @@ class _Region:
         marker = len(row[0].words) > 1 and any(p.match(first) for p in (BULLET, LIST_MARKER, REFERENCE))
         if block.label == DocItemLabel.CODE:
             return gap <= self.line_gap + 0.5 * height and _monospace(row)
-        if (gap > self.line_gap + 0.5 * height
-                or line.h_overlap(previous) <= 0
-                or abs(above.height - below.height) > 0.2 * height
-                or _style(row) != _style(block.rows[-1])
-                or _monospace(row)
-                or marker):
+        if (
+            gap > self.line_gap + 0.5 * height
+            or line.h_overlap(previous) <= 0
+            or abs(above.height - below.height) > 0.2 * height
+            or _style(row) != _style(block.rows[-1])
+            or _monospace(row)
+            or marker
+        ):
             return False
         before = " ".join(s.text for s in block.rows[-1]).rstrip()
         if LEADER_END.search(before):  # a table-of-contents entry: "Notices . . . . vii"
@@ -221,7 +235,7 @@ def region_blocks(segments: Sequence[Segment], style: BodyStyle, rtl: bool = Fal
         row = region.rows[index]
         length = region.table_length(index)
         if length:
-            rows = region.rows[index:index + length]
+            rows = region.rows[index : index + length]
             if blocks and region.table_heading(blocks[-1], rows):
                 rows = [*blocks.pop().rows, *rows]
             blocks.append(Block(DocItemLabel.TABLE, rows))
@@ -229,8 +243,11 @@ def region_blocks(segments: Sequence[Segment], style: BodyStyle, rtl: bool = Fal
             continue
         if region.equation(row):
             blocks.append(Block(DocItemLabel.FORMULA, [row]))
-        elif blocks and blocks[-1].label in (DocItemLabel.TEXT, DocItemLabel.LIST_ITEM, DocItemLabel.CODE) \
-                and region.continues(blocks[-1], row):
+        elif (
+            blocks
+            and blocks[-1].label in (DocItemLabel.TEXT, DocItemLabel.LIST_ITEM, DocItemLabel.CODE)
+            and region.continues(blocks[-1], row)
+        ):
             blocks[-1].rows.append(row)
         else:
             blocks.append(Block(_opening_label(row), [row]))
@@ -249,8 +266,7 @@ def heading(block: Block, style: BodyStyle) -> bool:
     """Whether a text block is a section heading: short, and set apart by size, weight, font or numbering."""
     text = block.text.strip()
     words = text.split()
-    if (not words or len(words) > 20 or len(block.rows) > 3 or CAPTION.match(text)
-            or not any(c.isalpha() for c in text)):
+    if not words or len(words) > 20 or len(block.rows) > 3 or CAPTION.match(text) or not any(c.isalpha() for c in text):
         return False
     ratio = block.height / style.height
     name = HEADING_NUMBER.sub("", text).strip()
@@ -281,7 +297,13 @@ def label_blocks(blocks: list[Block], style: BodyStyle, first_page: bool, page_h
         elif heading(block, style):
             block.label = DocItemLabel.SECTION_HEADER
     if first_page:
-        top = [b for b in blocks if b.label in (DocItemLabel.SECTION_HEADER, DocItemLabel.TEXT)
-               and b.box.b <= 0.5 * page_height and len(b.rows) <= 4 and b.height >= 1.3 * style.height]
+        top = [
+            b
+            for b in blocks
+            if b.label in (DocItemLabel.SECTION_HEADER, DocItemLabel.TEXT)
+            and b.box.b <= 0.5 * page_height
+            and len(b.rows) <= 4
+            and b.height >= 1.3 * style.height
+        ]
         if top:
             max(top, key=lambda b: b.height).label = DocItemLabel.TITLE

@@ -56,8 +56,9 @@ class FormulaMerge:
     max_gap: float = 1.0  # vertical gap between the parts, in median text-cell heights
 
 
-def merge_formula_clusters(clusters: Sequence[Cluster], page: Size,
-                           rule: FormulaMerge = FormulaMerge()) -> list[Cluster]:
+def merge_formula_clusters(
+    clusters: Sequence[Cluster], page: Size, rule: FormulaMerge = FormulaMerge()
+) -> list[Cluster]:
     """Join vertically adjacent formula clusters into one, unless each has its own equation number.
 
     Clusters keep their order; a merged formula takes the place of its first part.
@@ -86,8 +87,14 @@ def merge_formula_clusters(clusters: Sequence[Cluster], page: Size,
     return result
 
 
-def _continues(group: list[Cluster], formula: Cluster, clusters: Sequence[Cluster], numbers: dict[int, str | None],
-               page: Size, rule: FormulaMerge) -> bool:
+def _continues(
+    group: list[Cluster],
+    formula: Cluster,
+    clusters: Sequence[Cluster],
+    numbers: dict[int, str | None],
+    page: Size,
+    rule: FormulaMerge,
+) -> bool:
     above = Box.around(_box(c, page.height) for c in group)
     below = _box(formula, page.height)
     heights = [Box.from_rect(cell.rect, page.height).height for c in (*group, formula) for cell in c.cells]
@@ -100,8 +107,10 @@ def _continues(group: list[Cluster], formula: Cluster, clusters: Sequence[Cluste
         return False
     span = Box(min(above.l, below.l), above.b, max(above.r, below.r), below.t)
     return not any(
-        other.label != DocItemLabel.FORMULA and not EQUATION_NUMBER.match(cluster_text(other))
-        and span.h_overlap(_box(other, page.height)) > 0 and span.t < _box(other, page.height).cy < span.b
+        other.label != DocItemLabel.FORMULA
+        and not EQUATION_NUMBER.match(cluster_text(other))
+        and span.h_overlap(_box(other, page.height)) > 0
+        and span.t < _box(other, page.height).cy < span.b
         for other in clusters
     )
 
@@ -115,8 +124,12 @@ def _merged(group: list[Cluster], page: Size) -> Cluster:
     cells = [cell for c in group for cell in c.cells]
     cells.sort(key=lambda cell: _reading_key(Box.from_rect(cell.rect, page.height)))
     return Cluster(
-        id=group[0].id, label=DocItemLabel.FORMULA, bbox=box.to_bbox(), confidence=max(c.confidence for c in group),
-        cells=cells, children=[child for c in group for child in c.children],
+        id=group[0].id,
+        label=DocItemLabel.FORMULA,
+        bbox=box.to_bbox(),
+        confidence=max(c.confidence for c in group),
+        cells=cells,
+        children=[child for c in group for child in c.children],
     )
 
 
@@ -130,7 +143,8 @@ def relabel_sparse_tables(clusters: Sequence[Cluster], page: Size, rule: SparseT
     """Turn page-sized table clusters that are mostly empty into text clusters."""
     return [
         cluster.model_copy(update={"label": DocItemLabel.TEXT, "children": []})
-        if cluster.label == DocItemLabel.TABLE and _page_sized_and_sparse(cluster, page, rule) else cluster
+        if cluster.label == DocItemLabel.TABLE and _page_sized_and_sparse(cluster, page, rule)
+        else cluster
         for cluster in clusters
     ]
 

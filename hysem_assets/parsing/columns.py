@@ -27,8 +27,9 @@ class ColumnRule:
     text_words: int = 4  # a text line has at least this many words; table cells rarely do
 
 
-def reading_regions(segments: Sequence[Segment], rtl: bool = False,
-                    rule: ColumnRule = ColumnRule()) -> list[list[Segment]]:
+def reading_regions(
+    segments: Sequence[Segment], rtl: bool = False, rule: ColumnRule = ColumnRule()
+) -> list[list[Segment]]:
     """The page's segments as regions in reading order: single-column bands and columns."""
     if not segments:
         return []

@@ -46,10 +46,12 @@ def equations_json(doc: DoclingDocument) -> str:
         if not isinstance(item, FormulaItem):
             continue
         number = TRAILING_EQUATION_NUMBER.search(item.orig or item.text)
-        equations.append({
-            **_where(item.prov, doc),
-            "text": item.text,
-            "orig": item.orig,
-            "number": re.sub(r"[()\s]", "", number.group()) if number else None,
-        })
+        equations.append(
+            {
+                **_where(item.prov, doc),
+                "text": item.text,
+                "orig": item.orig,
+                "number": re.sub(r"[()\s]", "", number.group()) if number else None,
+            }
+        )
     return json.dumps(equations, ensure_ascii=False)

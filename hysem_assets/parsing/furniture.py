@@ -29,21 +29,27 @@ def _key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
 
 
-def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size],
-              rule: FurnitureRule = FurnitureRule()) -> list[set[int]]:
+def furniture(
+    pages: Sequence[Sequence[Segment]], sizes: Sequence[Size], rule: FurnitureRule = FurnitureRule()
+) -> list[set[int]]:
     """For each page, the indices of its segments that are running headers, footers or page numbers.
 
     A row in the top or bottom band goes when its text (digits aside) recurs in that band
-    on other pages, or when it is a page number, alone or at either end of the page's
+    on other pages whose body differs (pages that repeat whole are copies, not a running
+    header over changing text), or when it is a page number, alone or at either end of the page's
     outermost row; single segments of a band row go when they recur. The page's first and
     last rows go when they hold nothing but a page number, wherever they sit.
     """
     pages_rows: list[list[tuple[str | None, list[int]]]] = []
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
+    bodies: list[str] = []
     for page_no, (segments, size) in enumerate(zip(pages, sizes)):
-        rows = [sorted(row, key=lambda i: segments[i].box.l)
-                for row in group_rows(range(len(segments)), lambda i: segments[i].box)]
+        rows = [
+            sorted(row, key=lambda i: segments[i].box.l)
+            for row in group_rows(range(len(segments)), lambda i: segments[i].box)
+        ]
         banded = [(_band(segments, row, size, rule), row) for row in rows]
+        bodies.append(_key(" ".join(segments[i].text for band, row in banded if band is None for i in row)))
         for band, row in banded:
             if band is None:
                 continue
@@ -51,6 +57,11 @@ def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size],
             for i in row:
                 seen[band, _key(segments[i].text)].add(page_no)
         pages_rows.append(banded)
+
+    def recurs(band: str, text: str) -> bool:
+        pages_with = seen[band, _key(text)]
+        return len(pages_with) >= rule.min_pages and len({bodies[p] for p in pages_with}) > 1
+
     result: list[set[int]] = []
     for segments, banded in zip(pages, pages_rows):
         drop: set[int] = set()
@@ -61,13 +72,13 @@ def furniture(pages: Sequence[Sequence[Segment]], sizes: Sequence[Size],
                 drop.update(row)
             if band is None:
                 continue
-            running = len(seen[band, _key(" ".join(segments[i].text for i in row))]) >= rule.min_pages
+            running = recurs(band, " ".join(segments[i].text for i in row))
             if running or len(numbers) == len(row):
                 drop.update(row)
             elif numbers and id(row) in outer and (row[0] in numbers or row[-1] in numbers):
                 drop.update(row)
             else:
-                drop.update(i for i in row if len(seen[band, _key(segments[i].text)]) >= rule.min_pages)
+                drop.update(i for i in row if recurs(band, segments[i].text))
         result.append(drop)
     return result
 

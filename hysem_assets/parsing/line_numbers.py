@@ -42,9 +42,11 @@ def line_number_indices(cells: Sequence[TextCell], page: Size, rule: LineNumberR
     """Indices of the cells that are left-margin line numbers."""
     boxes = [cell_box(cell, page.height) for cell in cells]
     candidates = [
-        i for i, (cell, box) in enumerate(zip(cells, boxes))
+        i
+        for i, (cell, box) in enumerate(zip(cells, boxes))
         if DIGITS.match(cell.text.strip())
-        and box.r <= rule.band * page.width and box.width <= rule.max_width * page.width
+        and box.r <= rule.band * page.width
+        and box.width <= rule.max_width * page.width
     ]
     if len(candidates) < rule.min_count:
         return set()
@@ -54,7 +56,8 @@ def line_number_indices(cells: Sequence[TextCell], page: Size, rule: LineNumberR
         body_left = sorted(box.l for box in others)[len(others) // 20]
         body_height = statistics.median(box.height for box in others)
         candidates = [
-            i for i in candidates
+            i
+            for i in candidates
             if boxes[i].r <= body_left and rule.min_height <= boxes[i].height / body_height <= rule.max_height
         ]
     column = _largest_aligned_group(candidates, boxes, rule.align)

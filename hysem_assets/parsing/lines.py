@@ -22,8 +22,7 @@ from hysem_assets.parsing.words import Word
 #: Gaps wider than this many word heights may end a segment (see ``split_segments``).
 SEGMENT_GAP = 1.0
 #: Markers a list item starts with: never split from the text they introduce.
-LIST_MARKER = re.compile(
-    r"^([•·▪▫◦‣⁃●○■□\-–—*∞\x84➢➤►✓✔☐☑]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivx]{1,4}[.)])$")
+LIST_MARKER = re.compile(r"^([•·▪▫◦‣⁃●○■□\-–—*∞\x84➢➤►✓✔☐☑]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivx]{1,4}[.)])$")
 
 T = TypeVar("T")
 
@@ -42,8 +41,11 @@ class Segment:
 
     @classmethod
     def of(cls, words: Sequence[Word]) -> Segment:
-        return cls(tuple(words), Box.around(word.box for word in words),
-                   height=statistics.median(word.box.height for word in words))
+        return cls(
+            tuple(words),
+            Box.around(word.box for word in words),
+            height=statistics.median(word.box.height for word in words),
+        )
 
 
 def group_rows(items: Iterable[T], box: Callable[[T], Box], min_overlap: float = 0.5) -> list[list[T]]:
@@ -163,7 +165,8 @@ def attach_scripts(segments: list[Segment], rtl: bool = False) -> list[Segment]:
             scripts.setdefault(id(line_of(segment)), []).extend(segment.words)
     return [
         Segment.of(visual_order([*segment.words, *scripts[id(segment)]], rtl)) if id(segment) in scripts else segment
-        for segment in segments if host_of[id(segment)] is None
+        for segment in segments
+        if host_of[id(segment)] is None
     ]
 
 
@@ -171,8 +174,12 @@ def _script_host(small: Segment, segments: Sequence[Segment]) -> Segment | None:
     height = small.height
     best: Segment | None = None
     for other in segments:
-        if (other is small or height >= 0.85 * other.height or small.box.v_overlap(other.box) <= 0
-                or small.box.h_overlap(other.box) < -0.6 * other.height):
+        if (
+            other is small
+            or height >= 0.85 * other.height
+            or small.box.v_overlap(other.box) <= 0
+            or small.box.h_overlap(other.box) < -0.6 * other.height
+        ):
             continue
         if best is None or abs(other.box.cy - small.box.cy) < abs(best.box.cy - small.box.cy):
             best = other

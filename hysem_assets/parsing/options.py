@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 Pipeline = Literal["native", "standard"]
+#: The native pipeline's OCR engines (``ocr.py`` builds them; kept here so options import no Docling).
+OcrEngine = Literal["tesseract", "rapidocr", "off"]
 PIPELINES: tuple[Pipeline, ...] = ("native", "standard")
 
 
@@ -15,7 +17,8 @@ PIPELINES: tuple[Pipeline, ...] = ("native", "standard")
 class ParseOptions:
     """Parsing settings; every field has the embedded default's value.
 
-    ``native`` needs no model weights and no network. ``standard`` runs Docling's layout,
+    ``native`` needs no model weights and no network; pages without a usable text layer go to
+    the OCR engine ``ocr_engine`` (Tesseract by default, RapidOCR, or off). ``standard`` runs Docling's layout,
     TableFormer and formula models from ``artifacts_path`` (a folder made by
     ``docling-tools models download -o DIR``) and never downloads anything.
     """
@@ -31,6 +34,8 @@ class ParseOptions:
     table_structure: bool = True
     #: Standard pipeline: turn formulas into LaTeX with the code-formula model.
     formula_enrichment: bool = True
+    #: Native pipeline: OCR engine for pages without a usable text layer ("tesseract", "rapidocr", "off").
+    ocr_engine: OcrEngine = "tesseract"
     #: Standard pipeline: OCR pages without a text layer (needs the OCR models in artifacts_path).
     ocr: bool = False
     #: Standard pipeline: apply hysem's line-number, formula and sparse-table corrections.
@@ -41,6 +46,8 @@ class ParseOptions:
     def __post_init__(self) -> None:
         if self.pipeline not in PIPELINES:
             raise ValueError(f"unknown parsing pipeline {self.pipeline!r}: choose one of {', '.join(PIPELINES)}")
+        if self.ocr_engine not in get_args(OcrEngine):
+            raise ValueError(f"unknown OCR engine {self.ocr_engine!r}: choose one of {', '.join(get_args(OcrEngine))}")
         if self.num_threads < 1:
             raise ValueError("num_threads must be at least 1")
         if self.artifacts_path is not None and not isinstance(self.artifacts_path, Path):
@@ -51,5 +58,6 @@ class ParseOptions:
         """What produced a row: the pipeline, hysem's part in it and Docling's version."""
         base = f"docling {version('docling')} {self.pipeline} pipeline"
         if self.pipeline == "native":
-            return f"{base} + hysem reconstruction"
+            ocr = "" if self.ocr_engine == "off" else f" + {self.ocr_engine} OCR"
+            return f"{base} + hysem reconstruction{ocr}"
         return f"{base} + hysem layout corrections" if self.layout_heuristics else base

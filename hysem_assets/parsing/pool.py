@@ -66,8 +66,14 @@ def _failed(path: Path, options: ParseOptions, error: str) -> ParsedDocument:
     return ParsedDocument(path=str(path), parser=options.parser, device="", error=error)
 
 
-def parse_many(paths: Sequence[str | Path], options: ParseOptions = ParseOptions(), devices: Sequence[str] = (),
-               workers: int = 1, progress: Progress | None = None, parse: Parse | None = None) -> list[ParsedDocument]:
+def parse_many(
+    paths: Sequence[str | Path],
+    options: ParseOptions = ParseOptions(),
+    devices: Sequence[str] = (),
+    workers: int = 1,
+    progress: Progress | None = None,
+    parse: Parse | None = None,
+) -> list[ParsedDocument]:
     """Parse every path in a pool of ``max(workers, len(devices))`` processes; results in input order.
 
     ``parse`` is the per-document function run in the workers (a module-level callable,
@@ -93,8 +99,12 @@ def parse_many(paths: Sequence[str | Path], options: ParseOptions = ParseOptions
 
     while waiting or suspects:
         counter = context.Value("i", 0)
-        with ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_init_worker,
-                                 initargs=(counter, tuple(devices), options.num_threads)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=size,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(counter, tuple(devices), options.num_threads),
+        ) as pool:
             running: dict[Future[ParsedDocument], int] = {}
             crashed: list[int] = []
             while (waiting or suspects or running) and not crashed:
@@ -116,9 +126,15 @@ def parse_many(paths: Sequence[str | Path], options: ParseOptions = ParseOptions
             if crashed:
                 in_flight = [*crashed, *running.values()]
                 if len(in_flight) == 1:
-                    record(in_flight[0], _failed(paths[in_flight[0]], options,
-                                                 "the parsing worker process died on this document "
-                                                 "(killed for memory, or a crash in a native library)"))
+                    record(
+                        in_flight[0],
+                        _failed(
+                            paths[in_flight[0]],
+                            options,
+                            "the parsing worker process died on this document "
+                            "(killed for memory, or a crash in a native library)",
+                        ),
+                    )
                 else:
                     suspects.extend(in_flight)
     return [result for result in results if result is not None]

@@ -15,7 +15,7 @@ from hysem_assets.fulltext.pdfcheck import structural_problem
 
 ENCRYPTED = "encrypted PDF: it needs a password to open, and none is configured"
 NO_PAGES = "the PDF has no pages"
-NO_TEXT_NATIVE = "no text layer (scanned?); OCR is off in the native pipeline"
+NO_TEXT_OCR_OFF = "no text layer (scanned?) and OCR is off"
 NO_TEXT_NO_OCR = "no text layer (scanned?); OCR is off: enable ocr in the standard pipeline to read scans"
 NO_TEXT_WITH_OCR = "no text found, even with OCR"
 

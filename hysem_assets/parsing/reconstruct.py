@@ -3,13 +3,16 @@
 Per page: line numbers out, words into segments, running headers and footers out (decided
 across all pages), the page cut into regions in reading order, each region into blocks,
 blocks named, then the same cluster corrections the standard pipeline gets (multi-line
-equations joined, page-sized sparse tables read as text), and finally one
-``DoclingDocument``.
+equations joined, page-sized sparse tables read as text), every line of Docling's own output
+checked to be there (``coverage``), and finally one ``DoclingDocument``. What the named
+rules removed is counted in a ``Reconstruction`` report beside the document.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from docling.datamodel.base_models import Cluster, Page
 from docling_core.types.doc import DocItemLabel, DoclingDocument, DocumentOrigin, Size
@@ -18,6 +21,7 @@ from hysem_assets.parsing.assemble import block_cluster, build_document
 from hysem_assets.parsing.blocks import Block, BodyStyle, label_blocks, region_blocks
 from hysem_assets.parsing.clusters import merge_formula_clusters, relabel_sparse_tables
 from hysem_assets.parsing.columns import reading_regions
+from hysem_assets.parsing.coverage import cover
 from hysem_assets.parsing.furniture import furniture
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.line_numbers import strip_line_numbers
@@ -58,9 +62,14 @@ def _region_of(picture: Box, regions: Sequence[Box]) -> int | None:
     """The region a figure belongs to: the one sharing most of its width, nearest vertically."""
     if not regions:
         return None
-    return max(range(len(regions)), key=lambda k: (regions[k].h_overlap(picture) > 0.5 * picture.width,
-                                                   -max(regions[k].t - picture.b, picture.t - regions[k].b, 0.0),
-                                                   regions[k].h_overlap(picture)))
+    return max(
+        range(len(regions)),
+        key=lambda k: (
+            regions[k].h_overlap(picture) > 0.5 * picture.width,
+            -max(regions[k].t - picture.b, picture.t - regions[k].b, 0.0),
+            regions[k].h_overlap(picture),
+        ),
+    )
 
 
 def _with_pictures(blocks: list[Block], pictures: list[Box]) -> list[Block]:
@@ -72,10 +81,16 @@ def _with_pictures(blocks: list[Block], pictures: list[Box]) -> list[Block]:
     return result
 
 
-def page_clusters(segments: Sequence[Segment], pictures: Sequence[Box], background: Sequence[Box],
-                  size: Size, style: BodyStyle, rtl: bool, first_page: bool) -> list[Cluster]:
+def page_clusters(
+    text: Sequence[Segment],
+    pictures: Sequence[Box],
+    background: Sequence[Box],
+    size: Size,
+    style: BodyStyle,
+    rtl: bool,
+    first_page: bool,
+) -> list[Cluster]:
     """One page's clusters in reading order."""
-    text = [s for s in segments if not _inside_picture(s, pictures, style)]
     regions = reading_regions(text, rtl)
     boxes = [Box.around(s.box for s in region) for region in regions]
     placed: dict[int | None, list[Box]] = {}
@@ -90,21 +105,55 @@ def page_clusters(segments: Sequence[Segment], pictures: Sequence[Box], backgrou
     return relabel_sparse_tables(merge_formula_clusters(clusters, size), size)
 
 
-def reconstruct(pages: Sequence[Page], name: str, origin: DocumentOrigin | None = None) -> DoclingDocument:
-    """A structured document from pages that carry their parsed text cells."""
+@dataclass(frozen=True)
+class Reconstruction:
+    """What the reconstruction did besides building the document."""
+
+    #: Lines removed on purpose, by the rule that removed them.
+    dropped: dict[str, int] = field(default_factory=dict)
+    #: Lines of Docling's output the layout steps lost, put back by the coverage check.
+    restored: int = 0
+    #: Pages kept in Docling's reading order because the reconstruction's disagreed strongly.
+    docling_order_pages: int = 0
+
+
+def reconstruct(
+    pages: Sequence[Page], name: str, origin: DocumentOrigin | None = None
+) -> tuple[DoclingDocument, Reconstruction]:
+    """A structured document from pages that carry their parsed text cells, and what it took."""
     usable = [page for page in pages if page.parsed_page is not None and page.size is not None]
+    native_lines = [list(page.parsed_page.textline_cells) for page in usable]
+    removed: list[list[str]] = []
+    dropped: Counter[str] = Counter()
     segments: list[list[Segment]] = []
-    for page in usable:
+    for page, lines in zip(usable, native_lines):
         strip_line_numbers(page.parsed_page, page.size)
+        kept = {id(cell) for cell in page.parsed_page.textline_cells}
+        removed.append([cell.text for cell in lines if id(cell) not in kept])
+        dropped["line numbers"] += len(removed[-1])
         segments.append(page_segments(page_words(page.parsed_page, page.size)))
     skip = furniture(segments, [page.size for page in usable])
     body = [[s for k, s in enumerate(on_page) if k not in drop] for on_page, drop in zip(segments, skip)]
+    for page_removed, on_page, drop in zip(removed, segments, skip):
+        page_removed.extend(on_page[k].text for k in drop)
+        dropped["running headers, footers and page numbers"] += len(drop)
     style = BodyStyle.of([s for page in body for s in page])
     rtl = is_rtl("".join(s.text for page in body for s in page))
     known = vocabulary(w.text for page in body for s in page for w in s.words)
     built = []
+    restored = docling_order_pages = 0
     for index, (page, page_body) in enumerate(zip(usable, body)):
         inline, background = _pictures(page)
-        built.append((page.page_no, page.size, page_clusters(page_body, inline, background, page.size, style, rtl,
-                                                                  first_page=index == 0)))
-    return build_document(name, origin, built, known)
+        # Labels drawn over a figure stay out of the layout; the coverage check keeps their text.
+        text = [s for s in page_body if not _inside_picture(s, inline, style)]
+        clusters = page_clusters(text, inline, background, page.size, style, rtl, first_page=index == 0)
+        clusters, coverage = cover(native_lines[index], clusters, removed[index])
+        restored += coverage.restored
+        docling_order_pages += coverage.docling_order
+        built.append((page.page_no, page.size, clusters))
+    report = Reconstruction(
+        dropped={rule: n for rule, n in dropped.items() if n},
+        restored=restored,
+        docling_order_pages=docling_order_pages,
+    )
+    return build_document(name, origin, built, known), report

@@ -10,8 +10,10 @@ from typing import Any
 class ParsedDocument:
     """What parsing one PDF produced, or why it could not.
 
-    ``error`` is None on success; on failure it says what went wrong in words a user can act
-    on, and the other fields keep what is known (the page count of an encrypted file is not).
+    ``status`` is ``native`` (all text from the PDF's text layer), ``ocr`` (some pages read by
+    OCR) or ``failed``. ``error`` is None on success; on failure it says what went wrong in
+    words a user can act on, and the other fields keep what is known (the page count of an
+    encrypted file is not).
     """
 
     path: str
@@ -28,6 +30,17 @@ class ParsedDocument:
     #: Device the document was parsed on ("" when its worker died before saying).
     device: str = "cpu"
     seconds: float = 0.0
+    status: str = "failed"
+    #: Pages whose text came from OCR.
+    ocr_pages: int = 0
+    #: Lines of Docling's output removed on purpose (line numbers, running headers and footers).
+    dropped_lines: int = 0
+    #: JSON object: the dropped lines by the rule that removed them.
+    dropped_json: str = "{}"
+    #: Lines the reconstruction lost and the coverage check put back.
+    restored_lines: int = 0
+    #: Pages kept in Docling's reading order because the reconstruction's disagreed strongly with it.
+    docling_order_pages: int = 0
     error: str | None = None
 
     @property

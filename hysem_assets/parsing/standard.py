@@ -55,9 +55,11 @@ class ClusterCorrections(BaseLayoutPostprocessingModel):
     def postprocess_layout(self, conv_res: ConversionResult, pages: Sequence[Page]) -> Sequence[LayoutPrediction]:
         predictions = self.inner.postprocess_layout(conv_res, pages)
         return [
-            LayoutPrediction(clusters=relabel_sparse_tables(merge_formula_clusters(prediction.clusters, page.size),
-                                                            page.size))
-            if page.size is not None else prediction
+            LayoutPrediction(
+                clusters=relabel_sparse_tables(merge_formula_clusters(prediction.clusters, page.size), page.size)
+            )
+            if page.size is not None
+            else prediction
             for page, prediction in zip(pages, predictions)
         ]
 
@@ -71,9 +73,16 @@ class HysemStandardPipeline(StandardPdfPipeline):
         self.layout_postprocessing_model = ClusterCorrections(self.layout_postprocessing_model)
 
 
-def standard_converter(artifacts_path: Path | None, device: str = "cpu", num_threads: int = 1,
-                       table_structure: bool = True, formula_enrichment: bool = True, ocr: bool = False,
-                       layout_heuristics: bool = True, document_timeout_s: float | None = None) -> DocumentConverter:
+def standard_converter(
+    artifacts_path: Path | None,
+    device: str = "cpu",
+    num_threads: int = 1,
+    table_structure: bool = True,
+    formula_enrichment: bool = True,
+    ocr: bool = False,
+    layout_heuristics: bool = True,
+    document_timeout_s: float | None = None,
+) -> DocumentConverter:
     """A converter for the standard pipeline that reads every model from ``artifacts_path``."""
     if artifacts_path is None:
         raise ValueError(f"the standard pipeline needs artifacts_path: {DOWNLOAD_HINT}")
@@ -95,6 +104,8 @@ def standard_converter(artifacts_path: Path | None, device: str = "cpu", num_thr
         document_timeout=document_timeout_s,
     )
     pipeline = HysemStandardPipeline if layout_heuristics else StandardPdfPipeline
-    return DocumentConverter(format_options={
-        InputFormat.PDF: PdfFormatOption(pipeline_cls=pipeline, pipeline_options=options),
-    })
+    return DocumentConverter(
+        format_options={
+            InputFormat.PDF: PdfFormatOption(pipeline_cls=pipeline, pipeline_options=options),
+        }
+    )

@@ -76,11 +76,17 @@ def table_data(cells: Sequence[Cell]) -> TableData:
             text, box = cells[i]
             grid.setdefault((r, _column(box, columns)), []).append((box.t, box.l, text.strip()))
     return TableData(
-        num_rows=len(rows), num_cols=len(columns),
+        num_rows=len(rows),
+        num_cols=len(columns),
         table_cells=[
-            TableCell(text=" ".join(text for *_, text in sorted(parts)),
-                      start_row_offset_idx=r, end_row_offset_idx=r + 1,
-                      start_col_offset_idx=c, end_col_offset_idx=c + 1, column_header=r == 0)
+            TableCell(
+                text=" ".join(text for *_, text in sorted(parts)),
+                start_row_offset_idx=r,
+                end_row_offset_idx=r + 1,
+                start_col_offset_idx=c,
+                end_col_offset_idx=c + 1,
+                column_header=r == 0,
+            )
             for (r, c), parts in sorted(grid.items())
         ],
     )

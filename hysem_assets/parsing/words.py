@@ -38,8 +38,13 @@ def _base_name(font_name: str) -> str:
 def word_from_cell(cell: TextCell, page_height: float) -> Word:
     font = getattr(cell, "font_name", "") or getattr(cell, "font_key", "") or ""
     base = _base_name(font)
-    return Word(text=cell.text, box=Box.from_rect(cell.rect, page_height), font=font,
-                bold=bool(BOLD_FONT.search(base)), monospace=bool(MONOSPACE_FONT.search(base)))
+    return Word(
+        text=cell.text,
+        box=Box.from_rect(cell.rect, page_height),
+        font=font,
+        bold=bool(BOLD_FONT.search(base)),
+        monospace=bool(MONOSPACE_FONT.search(base)),
+    )
 
 
 def page_words(page: SegmentedPdfPage, size: Size) -> list[Word]:

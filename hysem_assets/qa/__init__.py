@@ -2,9 +2,9 @@
 
 from hysem_assets.qa.answer import NO_EVIDENCE, QAEngine, QAInputError, QAResult, answer_question, answer_questions
 from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
+from hysem_assets.qa.engine import build_engine, open_engine, term_spellings
 from hysem_assets.qa.preferences import DPO_KEYS, dpo_rows, export_preferences
 from hysem_assets.qa.questions import QuestionsError, load_questions, questions_for
-from hysem_assets.qa.settings import QASettings, build_engine, open_engine, term_spellings
 
 __all__ = [
     "DPO_KEYS",
@@ -14,7 +14,6 @@ __all__ = [
     "QAEngine",
     "QAInputError",
     "QAResult",
-    "QASettings",
     "QuestionsError",
     "answer_question",
     "answer_questions",

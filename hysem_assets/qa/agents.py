@@ -61,7 +61,12 @@ class Generator(Protocol):
     usage: TokenUsage
 
     async def draft(
-        self, question: str, context: Sequence[ContextChunk], *, previous: Draft | None = None, verdict: Verdict | None = None
+        self,
+        question: str,
+        context: Sequence[ContextChunk],
+        *,
+        previous: Draft | None = None,
+        verdict: Verdict | None = None,
     ) -> Draft: ...
 
 
@@ -97,7 +102,12 @@ class _ModelBacked:
 
 class ModelGenerator(_ModelBacked):
     async def draft(
-        self, question: str, context: Sequence[ContextChunk], *, previous: Draft | None = None, verdict: Verdict | None = None
+        self,
+        question: str,
+        context: Sequence[ContextChunk],
+        *,
+        previous: Draft | None = None,
+        verdict: Verdict | None = None,
     ) -> Draft:
         user = render_prompt(question, context)
         if previous is not None and verdict is not None:
@@ -120,8 +130,10 @@ class ModelAuditor(_ModelBacked):
 class ModelCypherWriter(_ModelBacked):
     async def write(self, question: str, terms: Terms, schema: GraphSchema, query: str) -> CypherPlan:
         described = json.dumps(
-            {"nodes": {label: [spec.key, *spec.properties] for label, spec in schema.nodes.items()},
-             "relationships": [list(pair) for pair in schema.relationship_pairs()]}
+            {
+                "nodes": {label: [spec.key, *spec.properties] for label, spec in schema.nodes.items()},
+                "relationships": [list(pair) for pair in schema.relationship_pairs()],
+            }
         )
         user = f"Question: {question}\nCanonical terms it names, by label: {json.dumps(terms)}"
         answer = await self._json(CYPHER_SYSTEM.format(schema=described), user, CYPHER_SCHEMA)

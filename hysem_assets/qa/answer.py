@@ -71,10 +71,16 @@ def graph_draft(found: GraphAnswer, terms: Terms, target: str | None) -> Draft:
         return tuple(found.records[k].metadata(None).as_dict() for k in keys if k in found.records)
 
     total = len(found.articles)
-    claims = [Claim(f"{total} article{'s' * (total != 1)} in the graph match (filters: {describe_filters(terms)}).", cite(found.articles))]
+    claims = [
+        Claim(
+            f"{total} article{'s' * (total != 1)} in the graph match (filters: {describe_filters(terms)}).",
+            cite(found.articles),
+        )
+    ]
     if target is not None:
         claims += [
-            Claim(f"{name}: {len(keys)} article{'s' * (len(keys) != 1)}.", cite(keys)) for name, keys in found.by_name.items()
+            Claim(f"{name}: {len(keys)} article{'s' * (len(keys) != 1)}.", cite(keys))
+            for name, keys in found.by_name.items()
         ]
     return Draft(tuple(claims))
 
@@ -103,7 +109,12 @@ async def _symbolic(question: str, terms: Terms, engine: QAEngine) -> tuple[Grap
         found = run_plan(retriever.graph, engine.schema, plan, retriever.query, retriever.library)
     except (CypherRejected, MalformedOutput) as exc:
         return None, {"refused": str(exc)}
-    info = {"cypher": found.plan.cypher, "parameters": found.plan.parameters, "author": found.plan.author, "target": target}
+    info = {
+        "cypher": found.plan.cypher,
+        "parameters": found.plan.parameters,
+        "author": found.plan.author,
+        "target": target,
+    }
     if found.empty:
         return None, {**info, "fallback": "the symbolic query found nothing"}
     return found, info
@@ -112,7 +123,7 @@ async def _symbolic(question: str, terms: Terms, engine: QAEngine) -> tuple[Grap
 async def answer_question(question: str, engine: QAEngine) -> QAResult:
     """Answer ``question`` within the engine's partition (see the module doc)."""
     if not question or not question.strip():
-        raise QAInputError("The question is empty: pass the question text, e.g. hysem ask --query SLUG \"Which ...?\"")
+        raise QAInputError('The question is empty: pass the question text, e.g. hysem ask --query SLUG "Which ...?"')
     question = " ".join(question.split())
     started = time.perf_counter()
     tokens_before = engine.tokens()
@@ -145,10 +156,16 @@ async def answer_question(question: str, engine: QAEngine) -> QAResult:
             )
             generation, audit = loop.generation_seconds, loop.audit_seconds
             draft, approved = loop.final.draft, loop.approved
-            rounds = [{"round": r.number, "draft": r.draft.as_json(), "verdict": r.verdict.as_json()} for r in loop.rounds]
+            rounds = [
+                {"round": r.number, "draft": r.draft.as_json(), "verdict": r.verdict.as_json()} for r in loop.rounds
+            ]
             preferences = preference_records(
-                query=retriever.query, question=question, context=retrieval.context, loop=loop,
-                generator_model=engine.generator.model, auditor_model=engine.auditor.model,
+                query=retriever.query,
+                question=question,
+                context=retrieval.context,
+                loop=loop,
+                generator_model=engine.generator.model,
+                auditor_model=engine.auditor.model,
             )
         else:
             draft, approved = Draft(()), True
@@ -162,7 +179,9 @@ async def answer_question(question: str, engine: QAEngine) -> QAResult:
         reasons.append(f"{len(checked.removed)} claim(s) removed by the citation audit")
     unverified = not approved or (bool(draft.claims) and not checked.kept.claims)
     note = "; ".join(reasons) if reasons else None
-    prompt_tokens, completion_tokens = (after - before for after, before in zip(engine.tokens(), tokens_before, strict=True))
+    prompt_tokens, completion_tokens = (
+        after - before for after, before in zip(engine.tokens(), tokens_before, strict=True)
+    )
     details = {
         "claims": checked.kept.as_json()["claims"],
         "removed_claims": checked.removed,

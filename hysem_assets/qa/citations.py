@@ -15,7 +15,12 @@ from typing import Any
 from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.sources import Library, SourceMetadata
 
-_FIELDS = {"DOI": "doi", "ZoteroKey": "zotero_key", "InTextCitation": "in_text_citation", "FullCitation": "full_citation"}
+_FIELDS = {
+    "DOI": "doi",
+    "ZoteroKey": "zotero_key",
+    "InTextCitation": "in_text_citation",
+    "FullCitation": "full_citation",
+}
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,9 @@ def _norm(field: str, value: Any) -> Any:
     return value.casefold().strip() if field == "DOI" and isinstance(value, str) else value
 
 
-def citation_problem(citation: Mapping[str, Any], library: Library, retrieved: set[tuple[str, int | None]]) -> str | None:
+def citation_problem(
+    citation: Mapping[str, Any], library: Library, retrieved: set[tuple[str, int | None]]
+) -> str | None:
     """Why ``citation`` does not resolve, or None when it does."""
     document = str(citation.get("PDF_DocIndex"))
     record = library.get(document)
@@ -54,7 +61,9 @@ def audit_citations(draft: Draft, sources: Iterable[SourceMetadata], library: Li
     checks: list[dict[str, Any]] = []
     for n, claim in enumerate(draft.claims):
         problems = [citation_problem(citation, library, retrieved) for citation in claim.citations]
-        checks += [{"claim": n, "citation": dict(c), "problem": p} for c, p in zip(claim.citations, problems, strict=True)]
+        checks += [
+            {"claim": n, "citation": dict(c), "problem": p} for c, p in zip(claim.citations, problems, strict=True)
+        ]
         valid = tuple(c for c, p in zip(claim.citations, problems, strict=True) if p is None)
         if valid and len(valid) == len(claim.citations):
             kept.append(claim)

@@ -141,7 +141,9 @@ def verdict_from_json(value: Any, model: str) -> Verdict:
     if not isinstance(value, Mapping) or not isinstance(value.get("approved"), bool):
         raise MalformedOutput(f"expected a verdict with 'approved', got {json.dumps(value)[:200]}")
     findings = tuple(
-        Finding(int(f["claim"]), bool(f["supported"]), bool(f["logical"]), bool(f["citations_ok"]), str(f.get("note", "")))
+        Finding(
+            int(f["claim"]), bool(f["supported"]), bool(f["logical"]), bool(f["citations_ok"]), str(f.get("note", ""))
+        )
         for f in value.get("findings") or []
     )
     return Verdict(value["approved"], findings, str(value.get("feedback", "")), model)

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hysem_assets.embeddings import Encoder
 from hysem_assets.extraction.text import split_sentences
 from hysem_assets.llm import TokenUsage
-from hysem_assets.retrieval.embedding import Embedder
 from hysem_assets.qa.drafts import Claim, Draft, Finding, Verdict
 from hysem_assets.qa.sources import ContextChunk
 
@@ -57,7 +57,7 @@ def containment(claim: str, source: str) -> float:
 
 
 class ExtractiveGenerator:
-    def __init__(self, embedder: Embedder, *, claims: int = 4, min_similarity: float = 0.25) -> None:
+    def __init__(self, embedder: Encoder, *, claims: int = 4, min_similarity: float = 0.25) -> None:
         self.embedder = embedder
         self.claims = claims
         self.min_similarity = min_similarity
@@ -65,7 +65,12 @@ class ExtractiveGenerator:
         self.usage = TokenUsage()
 
     async def draft(
-        self, question: str, context: Sequence[ContextChunk], *, previous: Draft | None = None, verdict: Verdict | None = None
+        self,
+        question: str,
+        context: Sequence[ContextChunk],
+        *,
+        previous: Draft | None = None,
+        verdict: Verdict | None = None,
     ) -> Draft:
         if previous is not None and verdict is not None:
             failed = verdict.failed_claims()
@@ -91,7 +96,7 @@ class ExtractiveGenerator:
 
 
 class RuleAuditor:
-    def __init__(self, embedder: Embedder, *, min_relevance: float = 0.45, min_support: float = 0.8) -> None:
+    def __init__(self, embedder: Encoder, *, min_relevance: float = 0.45, min_support: float = 0.8) -> None:
         self.embedder = embedder
         self.min_relevance = min_relevance
         self.min_support = min_support

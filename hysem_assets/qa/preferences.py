@@ -23,7 +23,13 @@ DPO_KEYS = ("prompt", "chosen", "rejected")
 
 
 def preference_records(
-    *, query: str, question: str, context: list[ContextChunk], loop: LoopResult, generator_model: str, auditor_model: str
+    *,
+    query: str,
+    question: str,
+    context: list[ContextChunk],
+    loop: LoopResult,
+    generator_model: str,
+    auditor_model: str,
 ) -> list[dict[str, Any]]:
     """One record per rejected draft of ``loop``, paired with its final answer."""
     final = loop.final

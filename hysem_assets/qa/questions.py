@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from hysem_assets.settings import config_dir
+from hysem_assets.environment import config_dir
 
 SHAPE = "'questions: {query slug: [question, ...]}' and optionally 'default: [question, ...]'"
 
@@ -34,7 +34,9 @@ def _read(path: Path | None) -> tuple[dict[str, list[str]], list[str]]:
     if not isinstance(data, dict):
         raise QuestionsError(f"Questions file {path} must hold {SHAPE}.")
     per_query, default = data.get("questions") or {}, data.get("default") or []
-    if not (isinstance(per_query, dict) and all(map(_is_question_list, per_query.values())) and _is_question_list(default)):
+    if not (
+        isinstance(per_query, dict) and all(map(_is_question_list, per_query.values())) and _is_question_list(default)
+    ):
         raise QuestionsError(f"Questions file {path} must hold {SHAPE}, each question a non-empty string.")
     return {str(slug): [q.strip() for q in qs] for slug, qs in per_query.items()}, [q.strip() for q in default]
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.embeddings import Encoder
+from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
+from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.retrieval.search import Hit, dense_search, keyword_search, reciprocal_rank_fusion
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
-from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
-from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms
 
 MENTIONS_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(:Article)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(t) "
@@ -48,7 +48,7 @@ class Retriever:
     query: str
     store: QdrantChunkStore
     index: KeywordIndex
-    embedder: Embedder
+    embedder: Encoder
     graph: GraphStore | None
     matchers: Mapping[str, QuestionMatcher]
     chunks: Mapping[str, ChunkRow]
@@ -64,7 +64,9 @@ class Retrieval:
     seconds: float
 
 
-def cooccurring_chunks(mentions: pd.DataFrame, terms: Sequence[str], *, k: int, hops: int, max_hops: int) -> tuple[list[str], int]:
+def cooccurring_chunks(
+    mentions: pd.DataFrame, terms: Sequence[str], *, k: int, hops: int, max_hops: int
+) -> tuple[list[str], int]:
     """Chunks where every term occurs within ``h`` chunks in the same article, and the ``h`` used.
 
     ``mentions`` has columns chunk_id, cluster_id, chunk_index, term. Chunks are ordered by
@@ -122,7 +124,9 @@ def retrieve(question: str, retriever: Retriever) -> Retrieval:
     terms = recognise_terms(question, retriever.matchers)
     dense = [
         hit
-        for hit in dense_search(retriever.store, retriever.embedder, question, query=retriever.query, limit=settings.depth)
+        for hit in dense_search(
+            retriever.store, retriever.embedder, question, query=retriever.query, limit=settings.depth
+        )
         if hit.score >= settings.min_dense_score
     ]
     keyword = keyword_search(retriever.index, question, limit=settings.depth)

@@ -102,7 +102,11 @@ def chunk_rows(chunks: pd.DataFrame) -> dict[str, ChunkRow]:
     """The ``vector_index`` asset's chunk table by chunk id (texts for hits from any retriever)."""
     return {
         str(row["chunk_id"]): ChunkRow(
-            str(row["chunk_id"]), str(row["cluster_id"]), int(row["chunk_index"]), clean(row.get("section")) or "", row["text"]
+            str(row["chunk_id"]),
+            str(row["cluster_id"]),
+            int(row["chunk_index"]),
+            clean(row.get("section")) or "",
+            row["text"],
         )
         for row in chunks.to_dict("records")
     }

@@ -18,19 +18,31 @@ from typing import Literal
 import pandas as pd
 
 from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.stores.graph import GraphStore
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.sources import Library, LibraryRecord, clean
 from hysem_assets.qa.terms import Terms
+from hysem_assets.stores.graph import GraphStore
 
 Route = Literal["symbolic", "hybrid"]
 
 _COUNTING = re.compile(r"\b(how many|number of|count|how often)\b", re.IGNORECASE)
 _LISTING = re.compile(r"^\s*(which|list|name|enumerate|what\s+(?:are|were)\s+the)\b", re.IGNORECASE)
-_FILTERING = re.compile(r"\b(studies|articles|papers)\s+(?:of|on|about|that|which|with|from|published)\b", re.IGNORECASE)
+_FILTERING = re.compile(
+    r"\b(studies|articles|papers)\s+(?:of|on|about|that|which|with|from|published)\b", re.IGNORECASE
+)
 #: label -> words a question uses for it ("which methods", "how many pollutants")
 TARGET_WORDS: dict[str, tuple[str, ...]] = {
-    "MLMethod": ("method", "methods", "model", "models", "algorithm", "algorithms", "technique", "techniques", "learners"),
+    "MLMethod": (
+        "method",
+        "methods",
+        "model",
+        "models",
+        "algorithm",
+        "algorithms",
+        "technique",
+        "techniques",
+        "learners",
+    ),
     "Pollutant": ("pollutant", "pollutants", "exposure", "exposures"),
     "HealthOutcome": ("outcome", "outcomes", "disease", "diseases", "endpoint", "endpoints"),
     "Region": ("region", "regions", "country", "countries", "place", "places", "location", "locations"),
@@ -119,10 +131,13 @@ def run_plan(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: st
     articles = sorted({str(a) for a in rows["article"]})
     found = graph.query(ARTICLE_METADATA_CYPHER, {"query": query, "keys": articles}) if articles else rows.iloc[0:0]
     records = {
-        str(key): library[str(cluster)] for key, cluster in zip(found.get("article", []), found.get("cluster_id", []), strict=True)
+        str(key): library[str(cluster)]
+        for key, cluster in zip(found.get("article", []), found.get("cluster_id", []), strict=True)
         if str(cluster) in library
     }
-    ordered = dict(sorted(((n, sorted(a)) for n, a in by_name.items()), key=lambda item: (-len(item[1]), item[0].casefold())))
+    ordered = dict(
+        sorted(((n, sorted(a)) for n, a in by_name.items()), key=lambda item: (-len(item[1]), item[0].casefold()))
+    )
     return GraphAnswer(plan, ordered, articles, records)
 
 

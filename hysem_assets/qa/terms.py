@@ -1,4 +1,4 @@
-"""Canonical terms a question names, by graph label, with the matcher the graph was built with.
+"""Canonical terms a question names, by graph label, with the term matcher the graph and extraction use.
 
 A question may also use a broader term (``config/broader_terms.yaml``): "heart disease"
 stands for the cardiac outcomes it covers, so a filter on it matches any of them.
@@ -12,9 +12,10 @@ from pathlib import Path
 
 import yaml
 
-from hysem_assets.knowledge.mentions import TermMatcher, merge_vocabularies
+from hysem_assets.environment import config_dir
+from hysem_assets.knowledge.mentions import merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.settings import config_dir
+from hysem_assets.terms.matcher import TermMatcher
 
 #: graph label -> canonical terms the question names, in order of first mention
 Terms = dict[str, list[str]]
@@ -36,7 +37,8 @@ def load_broader_terms(path: Path | None = None, canonical: Mapping[str, set[str
     except yaml.YAMLError as exc:
         raise BroaderTermsError(f"{path} is not valid YAML: {exc}") from exc
     shape_ok = isinstance(data, dict) and all(
-        isinstance(terms, dict) and all(isinstance(c, list) and c and all(isinstance(t, str) for t in c) for c in terms.values())
+        isinstance(terms, dict)
+        and all(isinstance(c, list) and c and all(isinstance(t, str) for t in c) for c in terms.values())
         for terms in data.values()
     )
     if not shape_ok:
@@ -44,7 +46,9 @@ def load_broader_terms(path: Path | None = None, canonical: Mapping[str, set[str
     for field_name, terms in data.items():
         known = canonical.get(field_name) if canonical is not None else None
         if canonical is not None and known is None:
-            raise BroaderTermsError(f"{path}: {field_name!r} is not a field with a dictionary; known: {sorted(canonical)}")
+            raise BroaderTermsError(
+                f"{path}: {field_name!r} is not a field with a dictionary; known: {sorted(canonical)}"
+            )
         for broader, covered in terms.items():
             if known is not None and broader in known:
                 raise BroaderTermsError(f"{path}: {broader!r} is already a canonical term of {field_name}; rename it")

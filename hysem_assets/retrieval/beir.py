@@ -19,8 +19,8 @@ from typing import cast
 
 import pandas as pd
 
+from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.chunking import CHUNK_COLUMNS, content_hash
-from hysem_assets.retrieval.embedding import Embedder
 from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.retrieval.metrics import ndcg_at_k, recall_at_k
@@ -107,7 +107,7 @@ def evaluate_beir(
     folder: Path,
     method: Method | str = "all",
     *,
-    embedder: Embedder | None = None,
+    embedder: Encoder | None = None,
     split: str = "test",
     work_dir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -117,7 +117,7 @@ def evaluate_beir(
         raise ValueError(f"unknown retrieval method {method!r}; choose one of {', '.join(METHODS)} or all")
     methods = METHODS if method == "all" else (cast(Method, method),)
     collection = load_beir(Path(folder), split)
-    embedder = embedder or Embedder()
+    embedder = embedder or Encoder()
     partition = "beir"
     with tempfile.TemporaryDirectory(dir=work_dir) as scratch:
         store = QdrantChunkStore(path=Path(scratch) / "qdrant", collection="beir")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, point_id
 
@@ -68,7 +68,7 @@ def index_chunks(
     *,
     query: str,
     store: QdrantChunkStore,
-    embedder: Embedder,
+    embedder: Encoder,
     keyword_root: Path,
     progress: Callable[[int, int], None] | None = None,
 ) -> IndexSummary:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 
@@ -30,7 +30,7 @@ class Hit:
 
 
 def dense_search(
-    store: QdrantChunkStore, embedder: Embedder, text: str, *, query: str | None = None, limit: int = 10
+    store: QdrantChunkStore, embedder: Encoder, text: str, *, query: str | None = None, limit: int = 10
 ) -> list[Hit]:
     vector = embedder.encode([text])[0]
     return [Hit(str(p.payload["chunk_id"]), p.score) for p in store.search(vector, query=query, limit=limit)]
@@ -58,7 +58,7 @@ def search(
     *,
     store: QdrantChunkStore,
     index: KeywordIndex,
-    embedder: Embedder,
+    embedder: Encoder,
     query: str | None = None,
     limit: int = 10,
 ) -> list[Hit]:

@@ -17,6 +17,7 @@ from dagster import (
     asset,
 )
 
+from hysem_assets.environment import hysem_home
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.queries import METADATA_SOURCES
@@ -24,7 +25,6 @@ from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
 from hysem_assets.review.evidence import field_columns, write_xlsx
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile
-from hysem_assets.settings import hysem_home
 
 RECONCILE_CHECK = "flow_counts_reconcile"
 
@@ -45,7 +45,9 @@ def review_dir(slug: str) -> Path:
     },
     check_specs=[
         AssetCheckSpec(
-            RECONCILE_CHECK, asset="prisma_flow", blocking=True,
+            RECONCILE_CHECK,
+            asset="prisma_flow",
+            blocking=True,
             description="The flow adds up: identified - duplicates = screened, screened - excluded = sought, "
             "sought - not retrieved = assessed, assessed - not readable = included, and reasons sum to their box.",
         )
@@ -75,19 +77,24 @@ def prisma_flow(
     (folder / "prisma_flow.png").write_bytes(diagram.png)
     counts = dict(zip(flow["box"], flow["count"]))
     png = base64.b64encode(diagram.png).decode()
-    yield Output(flow, metadata={
-        "dagster/row_count": len(flow),
-        "identified": int(counts["identified"]),
-        "screened": int(counts["screened"]),
-        "included": int(counts["included"]),
-        "flow": MetadataValue.md(flow[["stage", "label", "count"]].to_markdown(index=False)),
-        "diagram": MetadataValue.md(f"![PRISMA 2020 flow diagram](data:image/png;base64,{png})"),
-        "svg": MetadataValue.path(str(folder / "prisma_flow.svg")),
-        "png": MetadataValue.path(str(folder / "prisma_flow.png")),
-    })
+    yield Output(
+        flow,
+        metadata={
+            "dagster/row_count": len(flow),
+            "identified": int(counts["identified"]),
+            "screened": int(counts["screened"]),
+            "included": int(counts["included"]),
+            "flow": MetadataValue.md(flow[["stage", "label", "count"]].to_markdown(index=False)),
+            "diagram": MetadataValue.md(f"![PRISMA 2020 flow diagram](data:image/png;base64,{png})"),
+            "svg": MetadataValue.path(str(folder / "prisma_flow.svg")),
+            "png": MetadataValue.path(str(folder / "prisma_flow.png")),
+        },
+    )
     problems = reconcile(flow)
     yield AssetCheckResult(
-        check_name=RECONCILE_CHECK, passed=not problems, severity=AssetCheckSeverity.ERROR,
+        check_name=RECONCILE_CHECK,
+        passed=not problems,
+        severity=AssetCheckSeverity.ERROR,
         metadata={"problems": MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none")},
     )
 
@@ -95,7 +102,9 @@ def prisma_flow(
 @asset(
     group_name="review",
     partitions_def=queries_partitions,
-    ins={name: AssetIn() for name in ("deduped_corpus", "pdfs", "parsed_docs", "library", "extracted_fields", "topics")},
+    ins={
+        name: AssetIn() for name in ("deduped_corpus", "pdfs", "parsed_docs", "library", "extracted_fields", "topics")
+    },
     deps=["prisma_flow"],
     description=(
         "One row per included study (as counted by prisma_flow): formatted citation, year, title, DOI, dominant "
@@ -120,10 +129,13 @@ def evidence_table(
     write_xlsx(table, folder / "evidence_table.xlsx")
     fields = field_columns(extracted_fields)
     context.log.info(f"Evidence table: {len(table):,} included studies, {len(fields)} extracted fields")
-    return Output(table, metadata={
-        "dagster/row_count": len(table),
-        "fields": ", ".join(fields),
-        "preview": table_preview(table, ["citation", "topic", *fields[:3]], rows=10, width=60),
-        "csv": MetadataValue.path(str(folder / "evidence_table.csv")),
-        "xlsx": MetadataValue.path(str(folder / "evidence_table.xlsx")),
-    })
+    return Output(
+        table,
+        metadata={
+            "dagster/row_count": len(table),
+            "fields": ", ".join(fields),
+            "preview": table_preview(table, ["citation", "topic", *fields[:3]], rows=10, width=60),
+            "csv": MetadataValue.path(str(folder / "evidence_table.csv")),
+            "xlsx": MetadataValue.path(str(folder / "evidence_table.xlsx")),
+        },
+    )

@@ -14,9 +14,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyBboxPatch  # noqa: E402
-
 import pandas as pd  # noqa: E402
+from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 from hysem_assets.review.flow import LABELS  # noqa: E402
 
@@ -53,8 +52,15 @@ def _box(axes, x: float, y: float, lines: list[str], colour: str) -> tuple[float
     """A box centred on (x, y) holding ``lines``; returns its half height and top."""
     height = _LINE * len(lines) + 3.0
     axes.add_patch(
-        FancyBboxPatch((x - _WIDTH / 2, y - height / 2), _WIDTH, height, boxstyle="round,pad=0.3",
-                       facecolor=colour, edgecolor="#333333", linewidth=1.0)
+        FancyBboxPatch(
+            (x - _WIDTH / 2, y - height / 2),
+            _WIDTH,
+            height,
+            boxstyle="round,pad=0.3",
+            facecolor=colour,
+            edgecolor="#333333",
+            linewidth=1.0,
+        )
     )
     axes.text(x - _WIDTH / 2 + 1.2, y, "\n".join(lines), va="center", ha="left", fontsize=8.5, linespacing=1.35)
     return height / 2, y + height / 2
@@ -74,8 +80,11 @@ def draw_flow(flow: pd.DataFrame, title: str = "") -> FlowDiagram:
         if title:
             axes.set_title(title, fontsize=11)
         for name, low, high in _STAGES:
-            axes.add_patch(FancyBboxPatch((0.5, low), 4.5, high - low, boxstyle="round,pad=0.2",
-                                          facecolor="#dbe7f3", edgecolor="none"))
+            axes.add_patch(
+                FancyBboxPatch(
+                    (0.5, low), 4.5, high - low, boxstyle="round,pad=0.2", facecolor="#dbe7f3", edgecolor="none"
+                )
+            )
             axes.text(2.75, (low + high) / 2, name, rotation=90, va="center", ha="center", fontsize=9, weight="bold")
         previous_bottom = None
         for main, side, y in _ROWS:

@@ -60,7 +60,12 @@ class FlowInputs:
 
 def _row(box: str, count: int, reason: str | None = None) -> dict[str, object]:
     label = LABELS[box] if reason is None else REASON_LABELS.get(reason, reason)
-    return {"stage": STAGES[box], "box": box if reason is None else f"{box}:{reason}", "label": label, "count": int(count)}
+    return {
+        "stage": STAGES[box],
+        "box": box if reason is None else f"{box}:{reason}",
+        "label": label,
+        "count": int(count),
+    }
 
 
 def _reason_rows(box: str, reasons: pd.Series) -> list[dict[str, object]]:

@@ -121,9 +121,9 @@ class NotMaterialized(LookupError):
 def stored_report(slug: str, title: str) -> ReviewReport:
     """The report of a query from its materialized assets; the flow and the evidence
     table are required, topics, saved reports and answers are shown when present."""
+    from hysem_assets.environment import hysem_home
     from hysem_assets.knowledge.reports import load_reports
     from hysem_assets.review.assets import review_dir
-    from hysem_assets.settings import hysem_home
     from hysem_assets.storage import asset_file
 
     def frame(key: str) -> pd.DataFrame | None:
@@ -148,7 +148,9 @@ def stored_report(slug: str, title: str) -> ReviewReport:
         flow_png=(folder / "prisma_flow.png").read_bytes(),
         evidence=evidence,
         topic_png=(topics / "topics.png").read_bytes() if (topics / "topics.png").is_file() else None,
-        topic_table=pd.read_parquet(topics / "topic_table.parquet") if (topics / "topic_table.parquet").is_file() else None,
+        topic_table=pd.read_parquet(topics / "topic_table.parquet")
+        if (topics / "topic_table.parquet").is_file()
+        else None,
         saved_reports={name: table for name, table in reports.items() if table is not None},
         answers=answers_from_table(answers) if answers is not None else [],
     )

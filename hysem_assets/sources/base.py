@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hysem_assets.sources.http import FetchError, RequestStats, redact_url
 from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.http import FetchError, RequestStats, redact_url
 
 #: Called with (records so far, total expected or None) after every page.
 ProgressCallback = Callable[[int, int | None], None]

@@ -7,8 +7,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from hysem_assets import __version__
+from hysem_assets.environment import PRODUCTION_URLS, api_key, mailto, url_override
+from hysem_assets.profile import HttpSettings, Profile
 from hysem_assets.queries import QuerySpec
-from hysem_assets.settings import PRODUCTION_URLS, HttpSettings, Profile, api_key, mailto, url_override
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.http import HttpClient, RetryPolicy, make_session
 from hysem_assets.sources.lookups import LookupOutcome, lookup_crossref, lookup_openalex
@@ -40,7 +41,11 @@ def resolve_endpoint(
 ) -> Endpoint:
     settings = profile.source(source)
     key = api_key(source)
-    rate = settings.requests_per_second_with_key if key and settings.requests_per_second_with_key else settings.requests_per_second
+    rate = (
+        settings.requests_per_second_with_key
+        if key and settings.requests_per_second_with_key
+        else settings.requests_per_second
+    )
     return Endpoint(
         source=source,
         base_url=base_url(source, profile, mirror_urls),
@@ -64,13 +69,17 @@ async def with_client(endpoint: Endpoint, http: HttpSettings, work: Callable[[Ht
         return await work(client)
 
 
-def fetch(endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress) -> FetchOutcome:
+def fetch(
+    endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress
+) -> FetchOutcome:
     """Every record one source returns for a query (synchronous, for assets and the CLI)."""
     fetcher = FETCHERS[endpoint.source]
     return asyncio.run(with_client(endpoint, http, lambda client: fetcher(client, endpoint, spec, progress)))
 
 
-def lookup(endpoint: Endpoint, dois: list[str], http: HttpSettings, progress: ProgressCallback = no_progress) -> LookupOutcome:
+def lookup(
+    endpoint: Endpoint, dois: list[str], http: HttpSettings, progress: ProgressCallback = no_progress
+) -> LookupOutcome:
     """Enrichment values for ``dois`` from Crossref or OpenAlex (synchronous)."""
     looker = LOOKUPS[endpoint.source]
     return asyncio.run(with_client(endpoint, http, lambda client: looker(client, endpoint, dois, progress)))

@@ -19,9 +19,7 @@ class SourceFormatError(ValueError):
         super().__init__(f"{source} response to {where}: {problem}; {hint}")
 
     @classmethod
-    def unreadable(
-        cls, source: str, where: str, body: bytes, expected: str, detail: str
-    ) -> SourceFormatError:
+    def unreadable(cls, source: str, where: str, body: bytes, expected: str, detail: str) -> SourceFormatError:
         """Explain why ``body`` is not ``expected`` (XML, JSON) in the likeliest terms.
 
         Empty bodies, HTML error pages from proxies or wrong base URLs, and

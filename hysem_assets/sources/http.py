@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import aiohttp
 
-from hysem_assets.settings import HttpSettings
+from hysem_assets.profile import HttpSettings
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "insttoken"})
@@ -29,7 +29,9 @@ def redact_url(url: str) -> str:
     parts = urlsplit(url)
     if not parts.query:
         return url
-    query = [(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    query = [
+        (k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
     return urlunsplit(parts._replace(query=urlencode(query, safe="*:,/")))
 
 
@@ -158,7 +160,9 @@ class HttpClient:
                 await self.limiter.acquire()
                 self.stats.requests += 1
                 try:
-                    async with self.session.request(method, url, params=params, data=data, headers=merged_headers) as response:
+                    async with self.session.request(
+                        method, url, params=params, data=data, headers=merged_headers
+                    ) as response:
                         body = await response.read()
                         status = response.status
                         self.stats.statuses[status] = self.stats.statuses.get(status, 0) + 1

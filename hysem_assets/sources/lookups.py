@@ -83,7 +83,8 @@ async def lookup_crossref(
         where = f"work {doi}"
         try:
             status, body = await client.request(
-                f"{endpoint.base_url}/works/{quote(doi, safe='/:;()')}", params=_polite(endpoint),
+                f"{endpoint.base_url}/works/{quote(doi, safe='/:;()')}",
+                params=_polite(endpoint),
                 ok_statuses=frozenset({200, 404}),
             )
             if status == 404:

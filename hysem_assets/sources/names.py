@@ -13,9 +13,7 @@ import re
 from hysem_assets.sources.fields import clean_text
 
 #: Lower-case words that belong to the surname when they precede it ("van der Berg").
-_PARTICLES = frozenset(
-    "al bin da das de del della der di do dos du el la le st ten ter van von zu".split()
-)
+_PARTICLES = frozenset("al bin da das de del della der di do dos du el la le st ten ter van von zu".split())
 _SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
 #: Index-style initials: "J.", "J.P.", "J.-P.", "JP".
 _INITIALS = re.compile(r"^[A-Z]{1,2}$|^(?:[A-Z][a-z]?\.-?){1,4}$")

@@ -30,17 +30,19 @@ def parse_works_page(body: bytes, where: str) -> WorksPage:
     """Parse a /works list page; one malformed work becomes a failure, not a lost page."""
     page = load_json_object(body, SOURCE, where)
     if "error" in page:
-        message = "; ".join(
-            str(page[key]) for key in ("error", "message") if page.get(key)
-        ) or "(no message)"
+        message = "; ".join(str(page[key]) for key in ("error", "message") if page.get(key)) or "(no message)"
         raise SourceFormatError(
-            SOURCE, where, f"the API returned an error: {message}",
+            SOURCE,
+            where,
+            f"the API returned an error: {message}",
             "check the search and filter parameters",
         )
     results = page.get("results")
     if not isinstance(results, list):
         raise SourceFormatError(
-            SOURCE, where, "the body has no 'results' list",
+            SOURCE,
+            where,
+            "the body has no 'results' list",
             "check that the base URL points at the OpenAlex API and the path is /works",
         )
     meta = page.get("meta") or {}
@@ -109,9 +111,7 @@ def _authors(authorships: list[dict[str, Any]]) -> tuple[list[str], str | None]:
     first_author = None
     for authorship in authorships:
         author = authorship.get("author") or {}
-        name, surname = citation_name(
-            author.get("display_name") or authorship.get("raw_author_name")
-        )
+        name, surname = citation_name(author.get("display_name") or authorship.get("raw_author_name"))
         if name:
             authors.append(name)
             first_author = first_author or surname

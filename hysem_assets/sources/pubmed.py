@@ -6,8 +6,8 @@ import asyncio
 
 from hysem_assets.queries import QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
-from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.pubmed_xml import parse_efetch, parse_esearch
 
 #: E-utilities serves at most 10,000 records of one search through esearch/efetch paging.
@@ -30,8 +30,8 @@ def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
     params = {**_common_params(endpoint), "term": spec.text_for("pubmed"), "usehistory": "y", "retmax": str(retmax)}
     if spec.date_from or spec.date_to:
         params["datetype"] = "pdat"
-        params["mindate"] = (spec.date_from.strftime("%Y/%m/%d") if spec.date_from else "1800/01/01")
-        params["maxdate"] = (spec.date_to.strftime("%Y/%m/%d") if spec.date_to else "3000/12/31")
+        params["mindate"] = spec.date_from.strftime("%Y/%m/%d") if spec.date_from else "1800/01/01"
+        params["maxdate"] = spec.date_to.strftime("%Y/%m/%d") if spec.date_to else "3000/12/31"
     return params
 
 
@@ -59,7 +59,12 @@ async def fetch_pubmed(
         where = f"efetch retstart={retstart}"
         size = min(batch, wanted - retstart)
         if search.webenv and search.query_key:
-            selection = {"WebEnv": search.webenv, "query_key": search.query_key, "retstart": str(retstart), "retmax": str(size)}
+            selection = {
+                "WebEnv": search.webenv,
+                "query_key": search.query_key,
+                "retstart": str(retstart),
+                "retmax": str(size),
+            }
         else:  # a server without history support: fetch by the ids esearch listed
             selection = {"id": ",".join(search.ids[retstart : retstart + size])}
         try:

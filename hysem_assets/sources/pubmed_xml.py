@@ -109,7 +109,9 @@ def _unreadable(body: bytes, where: str, detail: str) -> SourceFormatError:
         message = None
     if message:
         return SourceFormatError(
-            SOURCE, where, f"the server returned an error: {message}",
+            SOURCE,
+            where,
+            f"the server returned an error: {message}",
             "slow down (3 requests/s without an API key, 10 with one) and retry",
         )
     return SourceFormatError.unreadable(SOURCE, where, body, "XML", detail)
@@ -120,14 +122,18 @@ def _raise_on_error_element(root: ET.Element, where: str) -> None:
     if error is not None:
         message = _text(error) or "(no message)"
         raise SourceFormatError(
-            SOURCE, where, f"E-utilities reported an error: {message}",
+            SOURCE,
+            where,
+            f"E-utilities reported an error: {message}",
             "check the query term, db and history parameters (WebEnv/query_key expire)",
         )
 
 
 def _wrong_root(root: ET.Element, expected: str, where: str) -> SourceFormatError:
     return SourceFormatError(
-        SOURCE, where, f"expected <{expected}>, got <{root.tag}>",
+        SOURCE,
+        where,
+        f"expected <{expected}>, got <{root.tag}>",
         "check that the request uses db=pubmed and retmode=xml",
     )
 
@@ -140,7 +146,9 @@ def _int_child(root: ET.Element, tag: str, where: str, default: int | None = Non
         return int(text or "")
     except ValueError:
         raise SourceFormatError(
-            SOURCE, where, f"<{tag}> is {text!r}, not a number",
+            SOURCE,
+            where,
+            f"<{tag}> is {text!r}, not a number",
             "the response is not a complete esearch result; retry the request",
         ) from None
 
@@ -209,9 +217,7 @@ def _book_record(article: ET.Element, position: int, where: str) -> dict[str, An
     record = empty_record("pubmed", pmid)
     record.update(
         pmid=pmid,
-        doi=_doi(
-            document, article.find("PubmedBookData/ArticleIdList"), document.find("ArticleIdList")
-        ),
+        doi=_doi(document, article.find("PubmedBookData/ArticleIdList"), document.find("ArticleIdList")),
         title=_title(chapter_title, document.find("VernacularTitle")) or book_title,
         abstract=_abstract(document.find("Abstract")),
         authors=authors,
@@ -233,7 +239,9 @@ def _required(parent: ET.Element, tag: str, position: int, where: str) -> ET.Ele
     element = parent.find(tag)
     if element is None:
         raise SourceFormatError(
-            SOURCE, where, f"{parent.tag} #{position} has no <{tag}>",
+            SOURCE,
+            where,
+            f"{parent.tag} #{position} has no <{tag}>",
             "the record is incomplete; refetch it by PMID",
         )
     return element
@@ -243,7 +251,9 @@ def _pmid(parent: ET.Element, position: int, where: str) -> str:
     pmid = normalize_pmid(parent.findtext("PMID"))
     if pmid is None:
         raise SourceFormatError(
-            SOURCE, where, f"record #{position} has no valid <PMID>",
+            SOURCE,
+            where,
+            f"record #{position} has no valid <PMID>",
             "the record is incomplete; refetch the page",
         )
     return pmid
@@ -298,9 +308,7 @@ def _authors(author_list: ET.Element | None) -> tuple[list[str], str | None]:
 
 def _journal_year(issue: ET.Element | None, item: ET.Element) -> int | None:
     if issue is not None:
-        year = leading_year(issue.findtext("PubDate/Year")) or leading_year(
-            issue.findtext("PubDate/MedlineDate")
-        )
+        year = leading_year(issue.findtext("PubDate/Year")) or leading_year(issue.findtext("PubDate/MedlineDate"))
         if year:
             return year
     return leading_year(item.findtext("ArticleDate/Year"))
@@ -317,14 +325,9 @@ def _pages(item: ET.Element) -> str | None:
 def _doi(item: ET.Element, *id_lists: ET.Element | None) -> str | None:
     """The record's own DOI: direct ArticleIds only, never those of cited references."""
     candidates = [
-        el.text
-        for id_list in id_lists
-        if id_list is not None
-        for el in id_list.iterfind("ArticleId[@IdType='doi']")
+        el.text for id_list in id_lists if id_list is not None for el in id_list.iterfind("ArticleId[@IdType='doi']")
     ]
-    candidates += [
-        el.text for el in item.iterfind("ELocationID[@EIdType='doi']") if el.get("ValidYN") != "N"
-    ]
+    candidates += [el.text for el in item.iterfind("ELocationID[@EIdType='doi']") if el.get("ValidYN") != "N"]
     return next((doi for text in candidates if (doi := normalize_doi(text))), None)
 
 

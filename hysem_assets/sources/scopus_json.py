@@ -40,15 +40,15 @@ def parse_search_page(body: bytes, where: str) -> SearchPage:
     results = document.get("search-results")
     if not isinstance(results, dict):
         raise SourceFormatError(
-            SOURCE, where, "the body has no 'search-results' object",
+            SOURCE,
+            where,
+            "the body has no 'search-results' object",
             "check that the base URL points at the Scopus Search API (/content/search/scopus)",
         )
     total = _count(results, "opensearch:totalResults", where)
     entries = results.get("entry") or []
     if not isinstance(entries, list):
-        raise SourceFormatError(
-            SOURCE, where, "'entry' is not a list", "retry the request; report it if it persists"
-        )
+        raise SourceFormatError(SOURCE, where, "'entry' is not a list", "retry the request; report it if it persists")
     errors = [f"entry #{n}: the API says {e['error']!r}" for n, e in enumerate(entries, 1) if _is_error(e)]
     records, failures = parse_each([e for e in entries if not _is_error(e)], parse_entry, "eid", "entry")
     if total:
@@ -108,7 +108,9 @@ def _raise_on_error_body(document: dict[str, Any], where: str) -> None:
         if key in document:
             message = "; ".join(_leaf_strings(document[key])) or "(no message)"
             raise SourceFormatError(
-                SOURCE, where, f"the API returned an error: {message}",
+                SOURCE,
+                where,
+                f"the API returned an error: {message}",
                 "check the API key, its entitlements and quota, and the query syntax",
             )
 
@@ -128,7 +130,9 @@ def _count(results: dict[str, Any], key: str, where: str) -> int:
         return int(value or 0)
     except (TypeError, ValueError):
         raise SourceFormatError(
-            SOURCE, where, f"{key} is {value!r}, not a number",
+            SOURCE,
+            where,
+            f"{key} is {value!r}, not a number",
             "retry the request; report it if it persists",
         ) from None
 

@@ -26,11 +26,11 @@ from typing import Any, Protocol, TypeVar
 import pandas as pd
 
 from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.profile import GRAPH_BATCH_SIZE
 
 T = TypeVar("T")
 #: One node row ``{"key": ..., "props": {...}}`` or relationship row ``{"src": ..., "dst": ...}``.
 Row = dict[str, Any]
-BATCH_SIZE = 1000
 
 
 class GraphStoreError(Exception):
@@ -187,7 +187,7 @@ def load_partition(
     schema: GraphSchema,
     graph: PartitionGraph,
     *,
-    batch_size: int = BATCH_SIZE,
+    batch_size: int = GRAPH_BATCH_SIZE,
     progress: Callable[[int, int], None] | None = None,
 ) -> LoadSummary:
     """Write one partition atomically; re-loading the same input changes nothing."""

@@ -4,24 +4,14 @@ import json
 
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
-from pydantic import BaseModel, ConfigDict, Field
 
+from hysem_assets.embeddings import Encoder
+from hysem_assets.environment import hysem_home
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
-from hysem_assets.settings import hysem_home, load_profile
-from hysem_assets.terms import DEFAULT_THRESHOLD, TermEncoder, load_dictionaries, map_terms
-
-
-class TermsSettings(BaseModel):
-    """``assets.canonical_terms`` in the profile: embedding model, device and thresholds."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str | None = None  # None: the packaged all-MiniLM-L6-v2
-    device: str = "cpu"
-    threshold: float = Field(DEFAULT_THRESHOLD, gt=0, le=1)
-    thresholds: dict[str, float] = Field(default_factory=dict)
+from hysem_assets.resources import TermUnifier
+from hysem_assets.terms import load_dictionaries, map_terms
 
 
 def raw_terms(extracted: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
@@ -48,18 +38,23 @@ def raw_terms(extracted: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
         "MiniLM embeddings above a threshold), with the unmatched terms and suggested new dictionary entries."
     ),
     kinds={"python", "parquet"},
-    code_version="1",
 )
-def canonical_terms(context: AssetExecutionContext, extracted_fields: pd.DataFrame) -> Output[pd.DataFrame]:
-    settings = load_profile().asset_settings("canonical_terms", TermsSettings)
+def canonical_terms(
+    context: AssetExecutionContext, term_unifier: TermUnifier, extracted_fields: pd.DataFrame
+) -> Output[pd.DataFrame]:
+    settings = term_unifier.settings
     dictionaries = load_dictionaries()
     terms = raw_terms(extracted_fields, sorted(dictionaries))
     progress = Progress(context.log, "canonical_terms", unit="terms")
     try:
         result = map_terms(
-            terms, dictionaries, cache_dir=hysem_home() / "cache" / "term_embeddings",
-            encoder=TermEncoder(settings.model, settings.device), threshold=settings.threshold,
-            thresholds=settings.thresholds, progress=progress,
+            terms,
+            dictionaries,
+            cache_dir=hysem_home() / "cache" / "term_embeddings",
+            encoder=Encoder(settings.model, device=settings.device, batch_size=256),
+            threshold=settings.threshold,
+            thresholds=settings.thresholds,
+            progress=progress,
         )
     finally:
         progress.close()
@@ -75,6 +70,8 @@ def canonical_terms(context: AssetExecutionContext, extracted_fields: pd.DataFra
     }
     if suggestions:
         metadata["suggested_entries"] = MetadataValue.md(
-            "\n\n".join(f"`config/dictionaries/{field}.yaml`:\n```yaml\n{text}\n```" for field, text in suggestions.items())
+            "\n\n".join(
+                f"`config/dictionaries/{field}.yaml`:\n```yaml\n{text}\n```" for field, text in suggestions.items()
+            )
         )
     return Output(result.mapping, metadata=metadata)

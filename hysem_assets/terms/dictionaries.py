@@ -15,11 +15,17 @@ import json
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-from hysem_assets.extraction.terms import read_dictionary_file
-from hysem_assets.settings import config_dir
-from hysem_assets.terms.normalize import normalize_term
+import yaml
+
+from hysem_assets.environment import config_dir
+from hysem_assets.terms.matcher import TermMatcher, term_keys
+
+
+class DictionaryError(ValueError):
+    """A dictionary file that is not a mapping of canonical terms to lists of synonyms."""
 
 
 class DictionaryConflictWarning(UserWarning):
@@ -59,6 +65,11 @@ class SynonymDictionary:
         """Changes whenever a spelling or its canonical term does: the embedding cache's key."""
         return hashlib.sha256(json.dumps(self.spellings, ensure_ascii=False).encode("utf-8")).hexdigest()
 
+    @cached_property
+    def matcher(self) -> TermMatcher:
+        """Finds these terms in text and in term lists."""
+        return TermMatcher(dict(self.spellings))
+
 
 def build_dictionary(field_name: str, mapping: Mapping[str, list[str] | None]) -> SynonymDictionary:
     """Entries from ``canonical -> synonyms``, the first claim on a spelling winning (see module doc)."""
@@ -68,7 +79,10 @@ def build_dictionary(field_name: str, mapping: Mapping[str, list[str] | None]) -
     for canonical, synonyms in mapping.items():
         kept = []
         for spelling in dict.fromkeys(str(s).strip() for s in [canonical, *(synonyms or [])] if str(s).strip()):
-            key = normalize_term(spelling)
+            keys = term_keys(spelling)
+            if not keys:
+                raise DictionaryError(f"dictionary {field_name!r}: {spelling!r} has no letters or digits")
+            key = keys[0]
             claimed = owner.setdefault(key, str(canonical))
             if claimed == canonical:
                 kept.append(spelling)
@@ -81,10 +95,29 @@ def build_dictionary(field_name: str, mapping: Mapping[str, list[str] | None]) -
     return SynonymDictionary(field_name, entries, tuple(conflicts))
 
 
+def read_dictionary_file(path: Path) -> dict[str, list[str] | None]:
+    """A dictionary file: a YAML mapping of canonical term to a list of synonyms (possibly empty)."""
+    try:
+        mapping = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise DictionaryError(f"Cannot read dictionary {path}: {exc}") from exc
+    if not isinstance(mapping, dict) or not all(isinstance(v, list | None) for v in mapping.values()):
+        raise DictionaryError(f"Dictionary {path} must map each canonical term to a list of synonyms.")
+    # YAML reads a bare NO, ON or 1.5 as a boolean or a number: the spelling would be lost.
+    if odd := [t for c, synonyms in mapping.items() for t in [c, *(synonyms or [])] if not isinstance(t, str)]:
+        raise DictionaryError(f"Dictionary {path}: {odd[0]!r} is not text; quote the spelling (e.g. 'NO').")
+    return mapping
+
+
+def load_dictionary(path: Path) -> SynonymDictionary:
+    """One dictionary file; its field is the file's stem."""
+    return build_dictionary(path.stem, read_dictionary_file(path))
+
+
 def load_dictionaries(directory: Path | None = None) -> dict[str, SynonymDictionary]:
     """Every ``<field>.yaml`` in ``directory`` (default: ``config/dictionaries``), keyed by field."""
     directory = directory or config_dir() / "dictionaries"
     dictionaries = {}
     for path in sorted(directory.glob("*.yaml")):
-        dictionaries[path.stem] = build_dictionary(path.stem, read_dictionary_file(path))
+        dictionaries[path.stem] = load_dictionary(path)
     return dictionaries

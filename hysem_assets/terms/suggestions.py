@@ -7,7 +7,7 @@ import pandas as pd
 import yaml
 from sklearn.cluster import AgglomerativeClustering
 
-from hysem_assets.terms.normalize import normalize_term
+from hysem_assets.terms.matcher import term_keys
 
 SUGGESTION_COLUMNS = ["field", "canonical", "synonyms", "occurrences"]
 
@@ -26,7 +26,7 @@ def suggest_entries(
     """One suggested entry per group of similar unmatched terms (rows of ``unmatched`` and ``vectors`` align).
 
     The most frequent term of a group names it; spellings that differ from another only in
-    case, hyphens or plurals are left out, since the normalized match already joins them.
+    case, hyphens or plurals are left out, since the term matcher already joins them.
     Only the ``max_terms`` most frequent terms of a field are grouped: the grouping is quadratic.
     """
     rows = []
@@ -35,13 +35,17 @@ def suggest_entries(
         terms = terms.sort_values(["occurrences", "_length", "raw_term"], ascending=[False, True, True]).head(max_terms)
         labels = _cluster_labels(vectors[terms["_row"].to_numpy()], min_similarity)
         for _, members in terms.groupby(labels, sort=False):
-            distinct: dict[str, str] = {}
+            names, seen = [], set()
             for term in members["raw_term"]:
-                distinct.setdefault(normalize_term(term), term)
-            names = list(distinct.values())
+                keys = term_keys(term)
+                if seen.isdisjoint(keys):
+                    names.append(term)
+                seen.update(keys)
             rows.append((field_name, names[0], names[1:], int(members["occurrences"].sum())))
     table = pd.DataFrame(rows, columns=SUGGESTION_COLUMNS)
-    return table.sort_values(["field", "occurrences", "canonical"], ascending=[True, False, True]).reset_index(drop=True)
+    return table.sort_values(["field", "occurrences", "canonical"], ascending=[True, False, True]).reset_index(
+        drop=True
+    )
 
 
 def suggestions_yaml(suggestions: pd.DataFrame) -> dict[str, str]:
@@ -50,7 +54,10 @@ def suggestions_yaml(suggestions: pd.DataFrame) -> dict[str, str]:
     for field_name, entries in suggestions.groupby("field", sort=True):
         body = yaml.safe_dump(
             {row.canonical: list(row.synonyms) for row in entries.itertuples()},
-            allow_unicode=True, sort_keys=False, default_flow_style=None, width=10_000,
+            allow_unicode=True,
+            sort_keys=False,
+            default_flow_style=None,
+            width=10_000,
         )
         snippets[field_name] = (
             f"# Suggested entries for config/dictionaries/{field_name}.yaml, grouped from unmatched terms.\n"

@@ -5,10 +5,10 @@ grid-searches scikit-learn LDA models in a process pool and keeps the most coher
 ``write_intertopic_view`` draws the winner as an interactive page and a PNG.
 """
 
+from hysem_assets.topics.config import TopicSettings, TopicSettingsError, load_topic_settings
 from hysem_assets.topics.grid import TopicModelError
 from hysem_assets.topics.labels import TopicLabeller, label_from_top_words
 from hysem_assets.topics.model import STATUSES, TopicModel, build_topics
-from hysem_assets.topics.settings import TopicSettings, TopicSettingsError, load_topic_settings
 from hysem_assets.topics.view import IntertopicView, write_intertopic_view
 
 __all__ = [

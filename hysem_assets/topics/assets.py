@@ -1,18 +1,18 @@
 """``topics``: LDA topics of the parsed corpus, chosen by c_v coherence, with an intertopic map."""
 
 import base64
-from typing import Any
 
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
-from pydantic import BaseModel, ConfigDict, Field
 
+from hysem_assets.environment import hysem_home
 from hysem_assets.extraction.assets import documents_to_extract
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.progress import Progress
-from hysem_assets.settings import hysem_home, load_profile
-from hysem_assets.storage import write_parquet
 from hysem_assets.llm import build_backend
+from hysem_assets.partitions import queries_partitions
+from hysem_assets.profile import TopicsSettings
+from hysem_assets.progress import Progress
+from hysem_assets.resources import TopicModeller
+from hysem_assets.storage import write_parquet
 from hysem_assets.topics import (
     TopicLabeller,
     build_topics,
@@ -23,17 +23,7 @@ from hysem_assets.topics import (
 from hysem_assets.topics.labels import llm_labeller
 
 
-class TopicsPlacement(BaseModel):
-    """``assets.topics`` in the profile: processes for the grid, and the model that names topics."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    workers: int = Field(1, ge=1)
-    #: An LLM backend config (as for extracted_fields); None: label a topic by its top words.
-    llm: dict[str, Any] | None = None
-
-
-def topic_labeller(placement: TopicsPlacement) -> TopicLabeller:
+def topic_labeller(placement: TopicsSettings) -> TopicLabeller:
     if not placement.llm:
         return label_from_top_words
     return llm_labeller(build_backend(placement.llm, cache_dir=hysem_home() / "llm_cache" / "topics"))
@@ -48,17 +38,24 @@ def topic_labeller(placement: TopicsPlacement) -> TopicLabeller:
         "in config/topics.yaml: topic table, per-document mixture and dominant topic, and an intertopic map."
     ),
     kinds={"python", "parquet", "scikitlearn"},
-    code_version="1",
 )
-def topics(context: AssetExecutionContext, deduped_corpus: pd.DataFrame, parsed_docs: pd.DataFrame) -> Output[pd.DataFrame]:
-    placement = load_profile().asset_settings("topics", TopicsPlacement)
+def topics(
+    context: AssetExecutionContext,
+    topic_modeller: TopicModeller,
+    deduped_corpus: pd.DataFrame,
+    parsed_docs: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    placement = topic_modeller.settings
     documents = pd.DataFrame(
         [{"doc_id": d.doc_id, "text": d.text} for d in documents_to_extract(deduped_corpus, parsed_docs)]
     )
     progress = Progress(context.log, "topic models", unit="models")
     try:
         model = build_topics(
-            documents, load_topic_settings(), workers=placement.workers, label_topic=topic_labeller(placement),
+            documents,
+            load_topic_settings(),
+            workers=placement.workers,
+            label_topic=topic_labeller(placement),
             progress=progress,
         )
     finally:
@@ -72,12 +69,17 @@ def topics(context: AssetExecutionContext, deduped_corpus: pd.DataFrame, parsed_
     table.insert(table.columns.get_loc("dominant_topic") + 1, "dominant_label", table["dominant_topic"].map(labels))
     topic_table = model.topics.assign(top_words=model.topics["top_words"].map(", ".join))
     write_parquet(topic_table.drop(columns=["word_weights"]), view.html.parent / "topic_table.parquet")
-    return Output(table, metadata={
-        "dagster/row_count": len(table),
-        "n_topics": int(model.chosen["n_topics"]),
-        "coherence_c_v": round(float(model.chosen["coherence"]), 4),
-        "topics": MetadataValue.md(topic_table[["topic", "label", "coherence", "prevalence", "top_words"]].to_markdown(index=False)),
-        "grid": MetadataValue.md(model.grid.to_markdown(index=False)),
-        "intertopic_map": MetadataValue.md(f"![intertopic distance map](data:image/png;base64,{png})"),
-        "intertopic_html": MetadataValue.path(str(view.html)),
-    })
+    return Output(
+        table,
+        metadata={
+            "dagster/row_count": len(table),
+            "n_topics": int(model.chosen["n_topics"]),
+            "coherence_c_v": round(float(model.chosen["coherence"]), 4),
+            "topics": MetadataValue.md(
+                topic_table[["topic", "label", "coherence", "prevalence", "top_words"]].to_markdown(index=False)
+            ),
+            "grid": MetadataValue.md(model.grid.to_markdown(index=False)),
+            "intertopic_map": MetadataValue.md(f"![intertopic distance map](data:image/png;base64,{png})"),
+            "intertopic_html": MetadataValue.path(str(view.html)),
+        },
+    )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from hysem_assets.topics.settings import SearchSpace
+from hysem_assets.topics.config import SearchSpace
 from hysem_assets.topics.training import Candidate, Fit
 from hysem_assets.topics.vocabulary import Corpus, DictionaryFilter, PhraseSettings
 
@@ -25,7 +25,9 @@ class Skipped:
 
 
 def phrase_variants(space: SearchSpace, min_count: int) -> list[PhraseSettings]:
-    return [PhraseSettings(b, t, min_count) for b, t in itertools.product(space.bigram_threshold, space.trigram_threshold)]
+    return [
+        PhraseSettings(b, t, min_count) for b, t in itertools.product(space.bigram_threshold, space.trigram_threshold)
+    ]
 
 
 def dictionary_filters(space: SearchSpace) -> list[DictionaryFilter]:
@@ -59,7 +61,8 @@ def plan(space: SearchSpace, corpora: list[Corpus]) -> tuple[list[tuple[Corpus, 
     if not jobs:
         reasons = sorted({s.reason for s in skipped})
         raise TopicModelError(
-            "No topic model can be trained: " + "; ".join(reasons)
+            "No topic model can be trained: "
+            + "; ".join(reasons)
             + ". Add documents, or lower grid.n_topics / grid.no_below in config/topics.yaml."
         )
     return jobs, skipped
@@ -79,10 +82,13 @@ def best_fit(fits: list[Fit]) -> Fit:
 def grid_table(trained: list[tuple[Corpus, Fit]], skipped: list[Skipped], chosen: Fit) -> pd.DataFrame:
     """Every grid point, trained or skipped, with its coherence and the reason it was skipped."""
     rows = [
-        fit.candidate.as_row() | {
+        fit.candidate.as_row()
+        | {
             "vocabulary": len(corpus.dictionary),
             "coherence": fit.coherence,
-            "coherence_min": float(np.nanmin(fit.topic_coherence)) if np.isfinite(fit.topic_coherence).any() else np.nan,
+            "coherence_min": float(np.nanmin(fit.topic_coherence))
+            if np.isfinite(fit.topic_coherence).any()
+            else np.nan,
             "seconds": fit.seconds,
             "status": "trained",
             "reason": None if np.isfinite(fit.coherence) else "c_v coherence undefined",
@@ -90,9 +96,15 @@ def grid_table(trained: list[tuple[Corpus, Fit]], skipped: list[Skipped], chosen
         }
         for corpus, fit in trained
     ] + [
-        s.candidate.as_row() | {
-            "vocabulary": s.vocabulary, "coherence": np.nan, "coherence_min": np.nan, "seconds": np.nan,
-            "status": "skipped", "reason": s.reason, "chosen": False,
+        s.candidate.as_row()
+        | {
+            "vocabulary": s.vocabulary,
+            "coherence": np.nan,
+            "coherence_min": np.nan,
+            "seconds": np.nan,
+            "status": "skipped",
+            "reason": s.reason,
+            "chosen": False,
         }
         for s in skipped
     ]

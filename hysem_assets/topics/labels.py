@@ -24,6 +24,7 @@ def llm_labeller(backend: LLMBackend, fallback: TopicLabeller = label_from_top_w
             {"role": "system", "content": "You name research topics. Answer with a label of at most six words."},
             {"role": "user", "content": f"Top words of a topic found in scientific articles: {words}\nLabel:"},
         ]
+
         async def ask():
             try:  # each label runs in its own event loop, so connections close with it
                 return await backend.complete(messages, params=GenerationParams(max_tokens=20))

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hysem_assets.topics.config import TopicSettings
 from hysem_assets.topics.grid import (
     Skipped,
     TopicModelError,
@@ -20,7 +21,6 @@ from hysem_assets.topics.grid import (
 )
 from hysem_assets.topics.labels import TopicLabeller, label_from_top_words
 from hysem_assets.topics.pool import ProgressCallback, worker_map
-from hysem_assets.topics.settings import TopicSettings
 from hysem_assets.topics.tokens import tokenizer_for
 from hysem_assets.topics.training import Fit, TrainingJob, fit_candidate, top_word_ids
 from hysem_assets.topics.vocabulary import Corpus, filtered_corpora, join_phrases
@@ -81,8 +81,10 @@ def build_topics(
         jobs.sort(key=lambda job: -job[1].n_topics * job[1].passes * job[0].counts.nnz)
         fits = parallel(
             fit_candidate,
-            [TrainingJob(corpus, candidate, training.top_n, training.random_state, training.learning_method)
-             for corpus, candidate in jobs],
+            [
+                TrainingJob(corpus, candidate, training.top_n, training.random_state, training.learning_method)
+                for corpus, candidate in jobs
+            ],
             progress,
         )
     trained = [(corpus, fit) for (corpus, _), fit in zip(jobs, fits)]
@@ -131,18 +133,22 @@ def _documents_table(doc_ids: list[str], texts: list[str], kept: list[int], corp
     mixture[kept] = fit.doc_topic
     mixture[~ok] = np.nan
     dominant = np.argmax(np.nan_to_num(mixture, nan=-1.0), axis=1) + 1
-    table = pd.DataFrame({
-        "doc_id": doc_ids,
-        "status": status,
-        "tokens": lengths,
-        "dominant_topic": pd.Series(dominant, dtype="Int64").where(ok),
-        "dominant_weight": mixture.max(axis=1),
-    })
+    table = pd.DataFrame(
+        {
+            "doc_id": doc_ids,
+            "status": status,
+            "tokens": lengths,
+            "dominant_topic": pd.Series(dominant, dtype="Int64").where(ok),
+            "dominant_weight": mixture.max(axis=1),
+        }
+    )
     topic_columns = pd.DataFrame(mixture, columns=[f"topic_{k}" for k in range(1, n_topics + 1)])
     return pd.concat([table, topic_columns], axis=1)
 
 
-def _topics_table(corpus: Corpus, fit: Fit, documents: pd.DataFrame, top_n: int, label_topic: TopicLabeller) -> pd.DataFrame:
+def _topics_table(
+    corpus: Corpus, fit: Fit, documents: pd.DataFrame, top_n: int, label_topic: TopicLabeller
+) -> pd.DataFrame:
     vocabulary = corpus.vocabulary
     ids = top_word_ids(fit.topic_word, top_n)
     top_words = [[vocabulary[i] for i in row] for row in ids]
@@ -150,21 +156,26 @@ def _topics_table(corpus: Corpus, fit: Fit, documents: pd.DataFrame, top_n: int,
     # Share of the corpus's tokens each topic accounts for: long documents weigh more than short ones.
     weighted = (fit.doc_topic * lengths).sum(axis=0)
     dominant = documents["dominant_topic"].value_counts()
-    return pd.DataFrame({
-        "topic": range(1, len(top_words) + 1),
-        "label": [label_topic(words) for words in top_words],
-        "top_words": top_words,
-        "word_weights": [fit.topic_word[k, row].round(6).tolist() for k, row in enumerate(ids)],
-        "coherence": fit.topic_coherence,
-        "prevalence": weighted / weighted.sum(),
-        "documents": [int(dominant.get(k, 0)) for k in range(1, len(top_words) + 1)],
-    })
+    return pd.DataFrame(
+        {
+            "topic": range(1, len(top_words) + 1),
+            "label": [label_topic(words) for words in top_words],
+            "top_words": top_words,
+            "word_weights": [fit.topic_word[k, row].round(6).tolist() for k, row in enumerate(ids)],
+            "coherence": fit.topic_coherence,
+            "prevalence": weighted / weighted.sum(),
+            "documents": [int(dominant.get(k, 0)) for k in range(1, len(top_words) + 1)],
+        }
+    )
 
 
 def _notes(documents: pd.DataFrame, skipped: list[Skipped], trained: int) -> list[str]:
     notes = []
-    for status, reason in (("empty", "no text"), ("no_words", "only stopwords or symbols"),
-                           ("no_vocabulary", "no word the chosen dictionary keeps")):
+    for status, reason in (
+        ("empty", "no text"),
+        ("no_words", "only stopwords or symbols"),
+        ("no_vocabulary", "no word the chosen dictionary keeps"),
+    ):
         ids = documents.loc[documents["status"] == status, "doc_id"].tolist()
         if ids:
             more = f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else ""

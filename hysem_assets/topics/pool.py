@@ -17,7 +17,9 @@ ListMap = Callable[..., list[Any]]
 
 
 def _mapped(
-    mapper: Callable[..., Iterable[Any]], function: Callable[[Any], Any], items: Sequence[Any],
+    mapper: Callable[..., Iterable[Any]],
+    function: Callable[[Any], Any],
+    items: Sequence[Any],
     progress: ProgressCallback | None = None,
 ) -> list[Any]:
     collected = []

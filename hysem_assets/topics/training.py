@@ -23,7 +23,11 @@ class Candidate:
     def as_row(self) -> dict[str, float | int]:
         phrases = asdict(self.phrases)
         phrases.pop("min_count")
-        return {"n_topics": self.n_topics, "passes": self.passes, "iterations": self.iterations} | phrases | asdict(self.filter)
+        return (
+            {"n_topics": self.n_topics, "passes": self.passes, "iterations": self.iterations}
+            | phrases
+            | asdict(self.filter)
+        )
 
 
 @dataclass(frozen=True)
@@ -68,8 +72,12 @@ def fit_candidate(job: TrainingJob) -> Fit:
     topic_word = lda.components_ / lda.components_.sum(axis=1, keepdims=True)
     top_words = [[corpus.dictionary[int(i)] for i in row] for row in top_word_ids(topic_word, job.top_n)]
     scorer = CoherenceModel(
-        topics=top_words, texts=corpus.texts, dictionary=corpus.dictionary,
-        coherence="c_v", topn=len(top_words[0]), processes=1,
+        topics=top_words,
+        texts=corpus.texts,
+        dictionary=corpus.dictionary,
+        coherence="c_v",
+        topn=len(top_words[0]),
+        processes=1,
     )
     per_topic = np.asarray(scorer.get_coherence_per_topic(), dtype=float)
     mean = float(np.nanmean(per_topic)) if np.isfinite(per_topic).any() else float("nan")

@@ -37,15 +37,19 @@ def write_intertopic_view(model: TopicModel, directory: Path, name: str = "topic
         sort_topics=False,
         n_jobs=1,
     )
-    coordinates = pd.DataFrame({
-        "topic": model.topics["topic"].to_numpy(),
-        "x": prepared.topic_coordinates["x"].to_numpy(),
-        "y": prepared.topic_coordinates["y"].to_numpy(),
-        "prevalence": prepared.topic_coordinates["Freq"].to_numpy(),
-        "label": model.topics["label"].to_numpy(),
-    })
+    coordinates = pd.DataFrame(
+        {
+            "topic": model.topics["topic"].to_numpy(),
+            "x": prepared.topic_coordinates["x"].to_numpy(),
+            "y": prepared.topic_coordinates["y"].to_numpy(),
+            "prevalence": prepared.topic_coordinates["Freq"].to_numpy(),
+            "label": model.topics["label"].to_numpy(),
+        }
+    )
     html, png = directory / f"{name}.html", directory / f"{name}.png"
-    html.write_text(_page(prepared.to_json(), title=f"Intertopic distance map ({len(coordinates)} topics)"), encoding="utf-8")
+    html.write_text(
+        _page(prepared.to_json(), title=f"Intertopic distance map ({len(coordinates)} topics)"), encoding="utf-8"
+    )
     _plot(coordinates, png)
     return IntertopicView(html, png, coordinates)
 

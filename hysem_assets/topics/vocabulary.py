@@ -61,7 +61,9 @@ def filtered_corpora(
     corpora = []
     for dictionary_filter in filters:
         dictionary = copy.deepcopy(full)
-        dictionary.filter_extremes(no_below=dictionary_filter.no_below, no_above=dictionary_filter.no_above, keep_n=None)
+        dictionary.filter_extremes(
+            no_below=dictionary_filter.no_below, no_above=dictionary_filter.no_above, keep_n=None
+        )
         bows = [dictionary.doc2bow(text) for text in texts]
         counts = corpus2csc(bows, num_terms=len(dictionary), num_docs=len(texts), dtype=np.float64).T.tocsr()
         corpora.append(Corpus(phrases, dictionary_filter, texts, dictionary, counts))

@@ -9,8 +9,7 @@ from dagster import DagsterInstance, materialize
 
 from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import ScholarlyApis
-from hysem_assets.storage import ParquetStorage
+from hysem_assets.resources import build_resources
 
 SAMPLE = "air-pollution-cardio-ml"
 
@@ -20,10 +19,17 @@ def write_profile(path: Path, *, page_size: int = 200, max_retries: int = 2, rea
     profile = {
         "name": "test",
         "mirror": False,
-        "http": {"connect_timeout_s": 2, "read_timeout_s": read_timeout_s, "max_retries": max_retries,
-                 "backoff_base_s": 0.01, "backoff_max_s": 0.05},
-        "sources": {s: {"requests_per_second": 200, "max_concurrency": 4, "page_size": page_size}
-                    for s in ("pubmed", "openalex", "scopus", "crossref", "unpaywall")},
+        "http": {
+            "connect_timeout_s": 2,
+            "read_timeout_s": read_timeout_s,
+            "max_retries": max_retries,
+            "backoff_base_s": 0.01,
+            "backoff_max_s": 0.05,
+        },
+        "sources": {
+            s: {"requests_per_second": 200, "max_concurrency": 4, "page_size": page_size}
+            for s in ("pubmed", "openalex", "scopus", "crossref", "unpaywall")
+        },
     }
     path.write_text(yaml.safe_dump(profile), encoding="utf-8")
     return path
@@ -34,7 +40,7 @@ def run_raw_metadata(instance: DagsterInstance, partition: str = SAMPLE, raise_o
     return materialize(
         raw_metadata_assets,
         instance=instance,
-        resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+        resources=build_resources(),
         partition_key=partition,
         raise_on_error=raise_on_error,
     )

@@ -12,8 +12,8 @@ from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import CHECKS, deduped_corpus
 from hysem_assets.mirror import MirrorServer, default_snapshot_dir
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import ScholarlyApis
-from hysem_assets.storage import ParquetStorage, asset_file
+from hysem_assets.resources import build_resources
+from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE, write_profile
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
@@ -24,7 +24,7 @@ def run_corpus(instance: DagsterInstance, run_config: dict | None = None):
     return materialize(
         [*raw_metadata_assets, deduped_corpus],
         instance=instance,
-        resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+        resources=build_resources(),
         partition_key=SAMPLE,
         run_config=run_config,
     )

@@ -13,7 +13,13 @@ from dagster import DagsterInstance
 
 from hysem_assets.mirror import MirrorServer, default_snapshot_dir
 from hysem_assets.storage import asset_file
-from hysem_assets_tests.acquisition.helpers import SAMPLE, materialization, metadata_value, run_raw_metadata, write_profile
+from hysem_assets_tests.acquisition.helpers import (
+    SAMPLE,
+    materialization,
+    metadata_value,
+    run_raw_metadata,
+    write_profile,
+)
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
 
@@ -77,16 +83,22 @@ def test_partial_failures_keep_what_succeeded_and_are_listed(tmp_path: Path, mon
     assert metadata_value(result, "scopus", "dagster/row_count") == counts["scopus"] - 10
     scopus_details = metadata_value(result, "scopus", "failure_details")
     assert "search start=10" in scopus_details and "HTTP 500" in scopus_details
-    all_metadata = json.dumps({s: {k: str(v.value) for k, v in materialization(result, s).metadata.items()} for s in counts})
+    all_metadata = json.dumps(
+        {s: {k: str(v.value) for k, v in materialization(result, s).metadata.items()} for s in counts}
+    )
     assert "test-key-not-logged" not in all_metadata
 
 
-def test_a_source_that_returns_nothing_fails_its_step_with_a_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_source_that_returns_nothing_fails_its_step_with_a_clear_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     async def stall(request: web.Request) -> web.Response:
         await asyncio.sleep(3)
         return web.Response(text="too late")
 
-    monkeypatch.setenv("HYSEM_PROFILE", str(write_profile(tmp_path / "profile.yaml", max_retries=1, read_timeout_s=0.3)))
+    monkeypatch.setenv(
+        "HYSEM_PROFILE", str(write_profile(tmp_path / "profile.yaml", max_retries=1, read_timeout_s=0.3))
+    )
     with MirrorServer(middlewares=[_stall_openalex(stall)]) as mirror:
         for source in ("pubmed", "openalex", "scopus"):
             monkeypatch.setenv(f"HYSEM_{source.upper()}_URL", mirror.base_urls[source])

@@ -65,18 +65,32 @@ def test_different_dois_never_share_a_cluster():
 
 
 def test_a_doi_shared_by_two_clearly_different_papers_does_not_link():
-    attili = {"doi": "10.17705/1CAIS.04204", "author": "Attili, V. S. Prakash", "year": 2018,
-              "title": "Understanding Information Privacy Assimilation in IT Organizations"}
-    annabi = {"doi": "10.17705/1CAIS.04204", "author": "Annabi, Hala and McGann, Sean T.", "year": 2019,
-              "title": "MISunderstood - A Longitudinal Analysis of Major MISperceptions"}
+    attili = {
+        "doi": "10.17705/1CAIS.04204",
+        "author": "Attili, V. S. Prakash",
+        "year": 2018,
+        "title": "Understanding Information Privacy Assimilation in IT Organizations",
+    }
+    annabi = {
+        "doi": "10.17705/1CAIS.04204",
+        "author": "Annabi, Hala and McGann, Sean T.",
+        "year": 2019,
+        "title": "MISunderstood - A Longitudinal Analysis of Major MISperceptions",
+    }
     assert not cluster_pair(attili, annabi)
 
 
 def test_versions_of_one_cochrane_review_are_not_a_doi_conflict():
-    review = {"title": "Air versus oxygen for resuscitation of infants at birth",
-              "author": "Tan A.Schulze A.", "journal": "Cochrane Database Syst Rev", "pages": "CD002273"}
-    assert cluster_pair({**review, "year": 2004, "doi": "10.1002/14651858.CD002273.pub2"},
-                        {**review, "year": 2005, "doi": "10.1002/14651858.CD002273.pub3"})
+    review = {
+        "title": "Air versus oxygen for resuscitation of infants at birth",
+        "author": "Tan A.Schulze A.",
+        "journal": "Cochrane Database Syst Rev",
+        "pages": "CD002273",
+    }
+    assert cluster_pair(
+        {**review, "year": 2004, "doi": "10.1002/14651858.CD002273.pub2"},
+        {**review, "year": 2005, "doi": "10.1002/14651858.CD002273.pub3"},
+    )
 
 
 # -- bibliographic duplicates ---------------------------------------------------------------
@@ -98,8 +112,14 @@ def test_distorted_copies_are_duplicates(copy):
 
 
 def test_translated_title_matches_on_the_full_locator():
-    german = {"title": "Neue Parazentesenadel für Aszites", "author": "Schlottmann, K. and Lock, G.",
-              "year": 2001, "journal": "Medizinische Klinik", "volume": "96", "pages": "321-324"}
+    german = {
+        "title": "Neue Parazentesenadel für Aszites",
+        "author": "Schlottmann, K. and Lock, G.",
+        "year": 2001,
+        "journal": "Medizinische Klinik",
+        "volume": "96",
+        "pages": "321-324",
+    }
     english = {**german, "title": "A new paracentesis device for ascites compared with angiocath"}
     assert cluster_pair(german, english)
     # one page does not locate an article: supplements print several abstracts per page
@@ -130,17 +150,27 @@ def test_comment_and_reply_stay_apart():
 
 
 def test_conference_paper_and_journal_version_stay_apart():
-    conference = variant(journal="Proceedings of the 2016 Conference on Computer Supported Cooperative Work",
-                         item_type="inproceedings", year=2016, volume=None, pages="100-110")
+    conference = variant(
+        journal="Proceedings of the 2016 Conference on Computer Supported Cooperative Work",
+        item_type="inproceedings",
+        year=2016,
+        volume=None,
+        pages="100-110",
+    )
     assert not cluster_pair(PAPER, conference)
-    assert not cluster_pair(variant(journal="Journal of Digital Studies", volume=None, pages=None),
-                            variant(journal="Workshop of Digital Studies", volume=None, pages=None))
+    assert not cluster_pair(
+        variant(journal="Journal of Digital Studies", volume=None, pages=None),
+        variant(journal="Workshop of Digital Studies", volume=None, pages=None),
+    )
 
 
 def test_annual_conference_series_stay_apart():
-    intro = {"title": "Introduction to the Minitrack on Crowdsourcing and Digital Workforce",
-             "author": "Deng, Xuefei and Taylor, Joseph", "item_type": "inproceedings",
-             "journal": "Proceedings of the Annual Hawaii International Conference on System Sciences"}
+    intro = {
+        "title": "Introduction to the Minitrack on Crowdsourcing and Digital Workforce",
+        "author": "Deng, Xuefei and Taylor, Joseph",
+        "item_type": "inproceedings",
+        "journal": "Proceedings of the Annual Hawaii International Conference on System Sciences",
+    }
     assert not cluster_pair({**intro, "year": 2021}, {**intro, "year": 2022})
     assert cluster_pair({**intro, "year": 2021}, {**intro, "year": 2021, "author": "X. Deng; J. Taylor"})
 
@@ -152,12 +182,20 @@ def test_preprint_and_published_version_stay_apart():
 
 
 def test_series_and_phases_stay_apart():
-    guideline = {"title": "Global strategy for asthma management and prevention: 2019 update",
-                 "author": "Reddel, H. K.", "journal": "European Respiratory Journal"}
-    assert not cluster_pair({**guideline, "year": 2019},
-                            {**guideline, "year": 2021, "title": guideline["title"].replace("2019", "2021")})
-    trial = {"author": "Smith, J.", "year": 2010, "journal": "Lancet",
-             "title": "A phase I trial of intrapleural streptokinase in empyema"}
+    guideline = {
+        "title": "Global strategy for asthma management and prevention: 2019 update",
+        "author": "Reddel, H. K.",
+        "journal": "European Respiratory Journal",
+    }
+    assert not cluster_pair(
+        {**guideline, "year": 2019}, {**guideline, "year": 2021, "title": guideline["title"].replace("2019", "2021")}
+    )
+    trial = {
+        "author": "Smith, J.",
+        "year": 2010,
+        "journal": "Lancet",
+        "title": "A phase I trial of intrapleural streptokinase in empyema",
+    }
     assert not cluster_pair(trial, {**trial, "title": trial["title"].replace("phase I ", "phase II ")})
     assert not cluster_pair(PAPER, variant(title=PAPER["title"] + ": part 2", pages="1-9"))
 
@@ -177,8 +215,14 @@ def test_same_title_in_another_journal_and_volume_stays_apart():
 
 
 def test_short_titles_need_author_year_and_place():
-    editorial = {"title": "Editorial", "author": "Smith, J.", "year": 2020, "journal": "Lancet",
-                 "volume": "395", "pages": "10-11"}
+    editorial = {
+        "title": "Editorial",
+        "author": "Smith, J.",
+        "year": 2020,
+        "journal": "Lancet",
+        "volume": "395",
+        "pages": "10-11",
+    }
     assert cluster_pair(editorial, dict(editorial))
     assert not cluster_pair(editorial, {**editorial, "author": "Jones, K.", "pages": "12-13"})
     assert not cluster_pair({"title": "Book review", "year": 1995}, {"title": "Book review", "year": 1995})
@@ -187,10 +231,12 @@ def test_short_titles_need_author_year_and_place():
 
 
 def test_records_without_title_match_only_by_identifier():
-    frame = table({"title": None, "author": "Smith, J.", "year": 2020, "doi": "10.1000/abc"},
-                  {"author": "Smith, J.", "year": 2020, "doi": "10.1000/ABC"},
-                  {"title": "UNKNOWN", "author": "Smith, J.", "year": 2020},
-                  {"title": float("nan"), "author": "Smith, J.", "year": 2020})
+    frame = table(
+        {"title": None, "author": "Smith, J.", "year": 2020, "doi": "10.1000/abc"},
+        {"author": "Smith, J.", "year": 2020, "doi": "10.1000/ABC"},
+        {"title": "UNKNOWN", "author": "Smith, J.", "year": 2020},
+        {"title": float("nan"), "author": "Smith, J.", "year": 2020},
+    )
     result = cluster_records(frame)
     assert together(result, frame, "r1", "r2")
     assert result.cluster_id.nunique() == 3

@@ -54,9 +54,7 @@ def test_hand_labelled_pairs(dedup_data):
     assert len(cases) == 25 and wrong == []
 
 
-@pytest.mark.parametrize(
-    ("dataset", "min_recall"), [("cytology_screening", 0.995), ("respiratory", 0.98)]
-)
+@pytest.mark.parametrize(("dataset", "min_recall"), [("cytology_screening", 0.995), ("respiratory", 0.98)])
 def test_labelled_dataset_pairwise_quality(dedup_data, dataset, min_recall):
     records, truth = read_labelled_set(dedup_data / dataset)
     standard = standardize_columns(records)

@@ -41,7 +41,9 @@ def test_recurring_titles(title, recurring):
 def test_contrasting_words_name_other_studies():
     adults = words("drug x in adults with asthma")
     assert contrasting_words(adults, words("drug x in children with asthma")) == "adults | children"
-    assert contrasting_words(words("exercise after stroke protocol of a trial"), words("exercise after stroke results of a trial"))
+    assert contrasting_words(
+        words("exercise after stroke protocol of a trial"), words("exercise after stroke results of a trial")
+    )
     assert contrasting_words(words("outcomes in patients with apnoea"), words("outcomes in patients without apnoea"))
 
 

@@ -20,15 +20,42 @@ def record(record_id: str, source: str, **fields) -> dict:
 @pytest.fixture
 def frame() -> pd.DataFrame:
     rows = [
-        record("o1", "openalex", authors=["Dominici, Francesca"], abstract="Short.", openalex_id="W1",
-               doi="10.1001/jama.295.10.1127"),
-        record("p1", "pubmed", authors=["Dominici, F", "Peng, RD", "Bell, ML"], abstract=None,
-               pmid="16522832", journal="JAMA", raw="<PubmedArticle/>", doi="10.1001/jama.295.10.1127"),
-        record("s1", "scopus", authors=["Dominici F.", "Peng R.D."], pages="1127-1134",
-               abstract="A much longer abstract that says what the study found.", journal="JAMA",
-               volume="295", doi="10.1001/jama.295.10.1127"),
-        record("x1", "scopus", title="Ozone and mortality in 95 US urban communities", year=2004,
-               first_author="Bell", authors=["Bell, ML"]),
+        record(
+            "o1",
+            "openalex",
+            authors=["Dominici, Francesca"],
+            abstract="Short.",
+            openalex_id="W1",
+            doi="10.1001/jama.295.10.1127",
+        ),
+        record(
+            "p1",
+            "pubmed",
+            authors=["Dominici, F", "Peng, RD", "Bell, ML"],
+            abstract=None,
+            pmid="16522832",
+            journal="JAMA",
+            raw="<PubmedArticle/>",
+            doi="10.1001/jama.295.10.1127",
+        ),
+        record(
+            "s1",
+            "scopus",
+            authors=["Dominici F.", "Peng R.D."],
+            pages="1127-1134",
+            abstract="A much longer abstract that says what the study found.",
+            journal="JAMA",
+            volume="295",
+            doi="10.1001/jama.295.10.1127",
+        ),
+        record(
+            "x1",
+            "scopus",
+            title="Ozone and mortality in 95 US urban communities",
+            year=2004,
+            first_author="Bell",
+            authors=["Bell, ML"],
+        ),
     ]
     table = records_frame([{k: v for k, v in row.items() if k != "record_id"} for row in rows])
     table.insert(0, "record_id", [row["record_id"] for row in rows])
@@ -40,7 +67,14 @@ def test_nothing_is_lost_and_every_record_lands_in_one_row(frame):
     ids = [record_id for row in merged["record_ids"] for record_id in row]
     assert sorted(ids) == sorted(frame["record_id"])
     assert len(merged) == 2 and merged["cluster_id"].is_unique
-    assert list(merged.columns) == ["cluster_id", "record_ids", "sources", *CORE_COLUMNS, "provenance", "merge_evidence"]
+    assert list(merged.columns) == [
+        "cluster_id",
+        "record_ids",
+        "sources",
+        *CORE_COLUMNS,
+        "provenance",
+        "merge_evidence",
+    ]
 
 
 def test_fields_take_the_most_complete_value_and_never_an_empty_one(frame):

@@ -82,8 +82,15 @@ def test_rows_without_id_are_named_by_row_number():
 
 def test_standardize_columns_maps_export_headers():
     frame = pd.DataFrame(
-        {"ENTRYTYPE": ["inproceedings"], "BookTitle": ["AMCIS 2017 Proceedings"], "Journal": [None],
-         "number": ["3"], "start_page": ["12"], "end_page": ["19"], "ID": ["x"]}
+        {
+            "ENTRYTYPE": ["inproceedings"],
+            "BookTitle": ["AMCIS 2017 Proceedings"],
+            "Journal": [None],
+            "number": ["3"],
+            "start_page": ["12"],
+            "end_page": ["19"],
+            "ID": ["x"],
+        }
     )
     standard = standardize_columns(frame)
     row = standard.iloc[0]
@@ -124,7 +131,9 @@ def test_an_unclosed_quote_fails_with_the_line_it_opens(tmp_path: Path):
     path.write_text('ID,title,author\n1,"Open quote title,Smith\n2,Fine title,Jones\n3,Other,Roe\n', encoding="utf-8")
     with pytest.raises(BibliographyError, match="Line 2 of 'broken.csv' opens a quote that is never closed"):
         read_bibliography(path)
-    path.write_text('ID,title,author\n1,"A title spanning\ntwo lines",Smith\n2,"5"" floppy disks",Jones\n', encoding="utf-8")
+    path.write_text(
+        'ID,title,author\n1,"A title spanning\ntwo lines",Smith\n2,"5"" floppy disks",Jones\n', encoding="utf-8"
+    )
     assert read_bibliography(path)["title"].tolist() == ["A title spanning\ntwo lines", '5" floppy disks']
 
 
@@ -148,4 +157,6 @@ def test_one_warning_when_no_column_is_recognised(tmp_path: Path):
     path = tmp_path / "odd.csv"
     path.write_text("foo,bar\n1,2\n3,4\n", encoding="utf-8")
     _, warnings = dedupe_table(read_bibliography(path))
-    assert [w for w in warnings if "no duplicate can be found" in w] and not [w for w in warnings if "usable title" in w]
+    assert [w for w in warnings if "no duplicate can be found" in w] and not [
+        w for w in warnings if "usable title" in w
+    ]

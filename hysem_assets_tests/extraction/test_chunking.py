@@ -21,7 +21,10 @@ def test_windows_are_bounded_overlapping_slices_that_cover_the_text():
 
 def test_a_short_text_is_one_chunk_and_blank_text_none():
     (only,) = chunk_text("Random forests and PM2.5.")
-    assert (only.text, only.tokens) == ("Random forests and PM2.5.", len(wordpiece_offsets("Random forests and PM2.5.")))
+    assert (only.text, only.tokens) == (
+        "Random forests and PM2.5.",
+        len(wordpiece_offsets("Random forests and PM2.5.")),
+    )
     assert chunk_text(" \n\t ") == []
 
 

@@ -11,9 +11,14 @@ import yaml
 from hysem_assets.extraction import Document, extract_documents_sync, load_fields
 from hysem_assets.extraction.text import split_sentences
 from hysem_assets.llm import LLMError, build_backend
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
-ARTICLES = {a["id"]: a for a in yaml.safe_load((PROJECT_ROOT / "hysem_assets/sample/articles.yaml").read_text(encoding="utf-8"))["articles"]}
+ARTICLES = {
+    a["id"]: a
+    for a in yaml.safe_load((PROJECT_ROOT / "hysem_assets/sample/articles.yaml").read_text(encoding="utf-8"))[
+        "articles"
+    ]
+}
 
 
 def sample_document(work_id: str) -> Document:
@@ -33,19 +38,32 @@ def test_canonical_terms_numbers_and_sentences_from_sample_abstracts(offline: No
     backend = build_backend({"backend": "extractive", "cache_dir": tmp_path})
     w01, w02, w23 = (result.values for result in extract_documents_sync(documents, load_fields(), backend))
 
-    assert (w01["ml_methods_used"], w01["pollutant_terms"], w01["health_outcome"]) == (["random forest"], ["PM2.5"], ["heart failure"])
+    assert (w01["ml_methods_used"], w01["pollutant_terms"], w01["health_outcome"]) == (
+        ["random forest"],
+        ["PM2.5"],
+        ["heart failure"],
+    )
     assert w01["geography"] == ["Bavaria", "Europe"]  # "European limit values": matched, though not a study place
     assert w01["sample_size"] == 48213
     assert set(w02["ml_methods_used"]) == {"gradient boosting", "XGBoost"} and w02["geography"] == ["Madrid"]
     assert {"ozone", "NO2", "PM10"} <= set(w02["pollutant_terms"]) and w02["sample_size"] == 21406
     assert w23["health_outcome"] == ["out-of-hospital cardiac arrest"] and w23["geography"] == ["Kanto"]
-    assert [(m["name"], m["value"], m["ci_low"], m["ci_high"]) for m in w23["metrics"]] == [("R2", 0.86, None, None), ("odds ratio", 1.04, 1.02, 1.06)]
+    assert [(m["name"], m["value"], m["ci_low"], m["ci_high"]) for m in w23["metrics"]] == [
+        ("R2", 0.86, None, None),
+        ("odds ratio", 1.04, 1.02, 1.06),
+    ]
     assert w23["study_type"].endswith("Time-stratified case-crossover analysis estimated associations.")
     assert w02["study_type"].endswith("a case-crossover analysis served as a conventional reference.")
     for values, document in zip((w01, w02, w23), documents):  # whole sentences of the text, at most two
         chosen = [sentence for sentence in split_sentences(document.text) if sentence in values["study_type"]]
         assert 1 <= len(chosen) <= 2 and " ".join(chosen) == values["study_type"]
-    assert backend.usage.as_metadata() == {"llm_requests": 3, "llm_cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    assert backend.usage.as_metadata() == {
+        "llm_requests": 3,
+        "llm_cache_hits": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "total_tokens": 0,
+    }
 
 
 def test_requests_without_a_schema_are_refused():

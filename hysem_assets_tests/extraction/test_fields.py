@@ -25,8 +25,13 @@ def objects(schema: Any) -> list[dict]:
 
 def test_the_configured_fields_and_their_types():
     assert {spec.name: spec.type for spec in FIELDS} == {
-        "study_type": "text", "ml_methods_used": "list", "pollutant_terms": "list", "health_outcome": "list",
-        "geography": "list", "sample_size": "structured", "metrics": "structured",
+        "study_type": "text",
+        "ml_methods_used": "list",
+        "pollutant_terms": "list",
+        "health_outcome": "list",
+        "geography": "list",
+        "sample_size": "structured",
+        "metrics": "structured",
     }
 
 
@@ -50,7 +55,9 @@ def test_model_accepts_empty_answers_and_rejects_wrong_types():
 
 def test_a_field_of_the_wrong_shape_is_named_in_the_error(tmp_path: Path):
     path = tmp_path / "fields.yaml"
-    path.write_text("fields:\n  sample_size:\n    type: list\n    value: integer\n    description: n\n", encoding="utf-8")
+    path.write_text(
+        "fields:\n  sample_size:\n    type: list\n    value: integer\n    description: n\n", encoding="utf-8"
+    )
     with pytest.raises(FieldsError, match="apply to structured fields"):
         load_fields(path)
     with pytest.raises(FieldsError, match="does not exist"):

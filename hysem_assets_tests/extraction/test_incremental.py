@@ -27,26 +27,70 @@ TEXT = "\n\n".join(
     ]
 )
 METRIC_R2 = {"name": "R2", "value": 0.41, "unit": None, "ci_low": None, "ci_high": None, "context": "random forest"}
-METRIC_HR = {"name": "hazard ratio", "value": 1.09, "unit": None, "ci_low": 1.03, "ci_high": 1.16, "context": "per IQR PM2.5"}
+METRIC_HR = {
+    "name": "hazard ratio",
+    "value": 1.09,
+    "unit": None,
+    "ci_low": 1.03,
+    "ci_high": 1.16,
+    "context": "per IQR PM2.5",
+}
 ANSWERS: list[dict[str, Any]] = [
-    {"study_type": "cohort study", "ml_methods_used": ["random forest", "LASSO"], "pollutant_terms": ["PM2.5"],
-     "health_outcome": [], "geography": ["Bavaria"], "sample_size": 48213, "metrics": [METRIC_R2]},
-    {"study_type": "prospective cohort study followed for nine years", "ml_methods_used": ["Random  Forest", "gradient boosting"],
-     "pollutant_terms": ["pm2.5", "NO2"], "health_outcome": ["heart failure"], "geography": [], "sample_size": 512,
-     "metrics": [{**METRIC_R2, "name": "r2", "context": "Random forest"}, METRIC_HR]},
-    {"study_type": "cohort", "ml_methods_used": ["XGBoost"], "pollutant_terms": [], "health_outcome": ["Heart failure ", "stroke"],
-     "geography": ["Bavaria", "Germany"], "sample_size": None, "metrics": []},
+    {
+        "study_type": "cohort study",
+        "ml_methods_used": ["random forest", "LASSO"],
+        "pollutant_terms": ["PM2.5"],
+        "health_outcome": [],
+        "geography": ["Bavaria"],
+        "sample_size": 48213,
+        "metrics": [METRIC_R2],
+    },
+    {
+        "study_type": "prospective cohort study followed for nine years",
+        "ml_methods_used": ["Random  Forest", "gradient boosting"],
+        "pollutant_terms": ["pm2.5", "NO2"],
+        "health_outcome": ["heart failure"],
+        "geography": [],
+        "sample_size": 512,
+        "metrics": [{**METRIC_R2, "name": "r2", "context": "Random forest"}, METRIC_HR],
+    },
+    {
+        "study_type": "cohort",
+        "ml_methods_used": ["XGBoost"],
+        "pollutant_terms": [],
+        "health_outcome": ["Heart failure ", "stroke"],
+        "geography": ["Bavaria", "Germany"],
+        "sample_size": None,
+        "metrics": [],
+    },
 ]
 MERGED_AFTER = [  # the record so far that chunks 2 and 3 must be shown
     None,
-    {"study_type": "cohort study", "ml_methods_used": ["random forest", "LASSO"], "pollutant_terms": ["PM2.5"],
-     "health_outcome": [], "geography": ["Bavaria"], "sample_size": 48213, "metrics": [METRIC_R2]},
-    {"study_type": "prospective cohort study followed for nine years", "ml_methods_used": ["random forest", "LASSO", "gradient boosting"],
-     "pollutant_terms": ["PM2.5", "NO2"], "health_outcome": ["heart failure"], "geography": ["Bavaria"], "sample_size": 48213,
-     "metrics": [METRIC_R2, METRIC_HR]},
+    {
+        "study_type": "cohort study",
+        "ml_methods_used": ["random forest", "LASSO"],
+        "pollutant_terms": ["PM2.5"],
+        "health_outcome": [],
+        "geography": ["Bavaria"],
+        "sample_size": 48213,
+        "metrics": [METRIC_R2],
+    },
+    {
+        "study_type": "prospective cohort study followed for nine years",
+        "ml_methods_used": ["random forest", "LASSO", "gradient boosting"],
+        "pollutant_terms": ["PM2.5", "NO2"],
+        "health_outcome": ["heart failure"],
+        "geography": ["Bavaria"],
+        "sample_size": 48213,
+        "metrics": [METRIC_R2, METRIC_HR],
+    },
 ]
-FINAL = {**MERGED_AFTER[2], "ml_methods_used": ["random forest", "LASSO", "gradient boosting", "XGBoost"],
-         "health_outcome": ["heart failure", "stroke"], "geography": ["Bavaria", "Germany"]}
+FINAL = {
+    **MERGED_AFTER[2],
+    "ml_methods_used": ["random forest", "LASSO", "gradient boosting", "XGBoost"],
+    "health_outcome": ["heart failure", "stroke"],
+    "geography": ["Bavaria", "Germany"],
+}
 
 
 def record_so_far(body: dict) -> dict | None:
@@ -57,8 +101,15 @@ def record_so_far(body: dict) -> dict | None:
 
 
 def backend_for(server: ScriptedLLMServer, cache_dir: Path | None = None, **overrides: Any):
-    config = {"backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache": cache_dir is not None,
-              "cache_dir": cache_dir, "backoff_base_s": 0.0, **overrides}
+    config = {
+        "backend": "vllm",
+        "model": MODEL,
+        "base_url": server.url + "/v1",
+        "cache": cache_dir is not None,
+        "cache_dir": cache_dir,
+        "backoff_base_s": 0.0,
+        **overrides,
+    }
     return build_backend(config)
 
 
@@ -69,14 +120,20 @@ def chunk_steps() -> list[Step]:
     def expect(number: int):
         def check(body: dict) -> None:
             system, user = body["messages"][0]["content"], body["messages"][1]["content"]
-            assert all(f"- {spec.name} (" in system for spec in FIELDS) and "Name the design, not the statistical method" in system
+            assert (
+                all(f"- {spec.name} (" in system for spec in FIELDS)
+                and "Name the design, not the statistical method" in system
+            )
             assert f"Excerpt {number + 1} of 3 of the article 'Forests and particles'" in user
             assert f"<document>\n{chunks[number].text}\n</document>" in user
             assert record_so_far(body) == MERGED_AFTER[number]
 
         return check
 
-    return [Step(json_reply(answer, prompt_tokens=100 + n, completion_tokens=10 + n), expect(n)) for n, answer in enumerate(ANSWERS)]
+    return [
+        Step(json_reply(answer, prompt_tokens=100 + n, completion_tokens=10 + n), expect(n))
+        for n, answer in enumerate(ANSWERS)
+    ]
 
 
 def test_three_chunks_are_read_in_order_with_the_record_so_far_and_merged(tmp_path: Path):
@@ -95,18 +152,28 @@ def test_three_chunks_are_read_in_order_with_the_record_so_far_and_merged(tmp_pa
         (again,) = extract_documents_sync([document], FIELDS, rerun, **CHUNKING)
     assert server.requests == []
     assert again.values == FINAL and (again.prompt_tokens, again.completion_tokens, again.cache_hits) == (0, 0, 3)
-    assert rerun.usage.as_metadata() == {"llm_requests": 0, "llm_cache_hits": 3, "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    assert rerun.usage.as_metadata() == {
+        "llm_requests": 0,
+        "llm_cache_hits": 3,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "total_tokens": 0,
+    }
 
 
 def test_invalid_json_is_sent_back_with_the_reason_and_the_retry_recovers():
     def correction(body: dict) -> None:
-        assert body["messages"][-2] == {"role": "assistant", "content": "Sure! {\"study_type\": "}
+        assert body["messages"][-2] == {"role": "assistant", "content": 'Sure! {"study_type": '}
         assert body["messages"][-1]["role"] == "user" and "not a JSON object" in body["messages"][-1]["content"]
 
-    steps = [Step(Reply('Sure! {"study_type": ', prompt_tokens=50, completion_tokens=5)),
-             Step(json_reply({**ANSWERS[2]}, prompt_tokens=70, completion_tokens=30), correction)]
+    steps = [
+        Step(Reply('Sure! {"study_type": ', prompt_tokens=50, completion_tokens=5)),
+        Step(json_reply({**ANSWERS[2]}, prompt_tokens=70, completion_tokens=30), correction),
+    ]
     with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
-        (result,) = extract_documents_sync([Document("w2", "Charlie part. XGBoost and stroke.")], FIELDS, backend_for(server))
+        (result,) = extract_documents_sync(
+            [Document("w2", "Charlie part. XGBoost and stroke.")], FIELDS, backend_for(server)
+        )
     assert server.failures == [] and len(server.requests) == 2
     assert result.status == "ok" and result.values["ml_methods_used"] == ["XGBoost"]
     assert (result.prompt_tokens, result.completion_tokens) == (120, 35)
@@ -118,7 +185,11 @@ def test_output_that_stays_invalid_is_an_error_row_and_other_documents_go_on():
             return Step(json_reply({**ANSWERS[0], "ml_methods_used": "random forest"}))
         return Step(json_reply(ANSWERS[2]))
 
-    documents = [Document("bad", "Bad document about a random forest."), Document("empty", "  \n"), Document("good", "Charlie part.")]
+    documents = [
+        Document("bad", "Bad document about a random forest."),
+        Document("empty", "  \n"),
+        Document("good", "Charlie part."),
+    ]
     with ScriptedLLMServer(respond, model=MODEL, schema=SCHEMA) as server:
         results = extract_documents_sync(documents, FIELDS, backend_for(server), max_attempts=2, concurrency=3)
     assert server.failures == [] and len(server.requests) == 3

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-
+from hysem_assets.environment import config_dir
 from hysem_assets.extraction.numbers import metric_values, sample_size
-from hysem_assets.extraction.terms import TermDictionary, load_dictionary
-from hysem_assets.settings import config_dir
+from hysem_assets.terms import TermMatcher, load_dictionary
 
 DICTIONARIES = config_dir() / "dictionaries"
 
 
-def dictionary(field: str) -> TermDictionary:
-    return load_dictionary(DICTIONARIES / f"{field}.yaml")
+def dictionary(field: str) -> TermMatcher:
+    return load_dictionary(DICTIONARIES / f"{field}.yaml").matcher
 
 
 def test_variants_of_case_hyphens_plurals_subscripts_markup_and_accents():
     methods, pollutants, places = dictionary("ml_methods_used"), dictionary("pollutant_terms"), dictionary("geography")
     assert methods.find("Random-Forests, an RF and bosques aleatorios") == ["random forest"]
-    assert methods.find("two CNNs and a long short term memory model") == ["convolutional neural network", "long short-term memory network"]
+    assert methods.find("two CNNs and a long short term memory model") == [
+        "convolutional neural network",
+        "long short-term memory network",
+    ]
     assert pollutants.find("PM<sub>2.5</sub>, PM 2.5, pm-2.5, PM₂.₅ and NO₂") == ["PM2.5", "NO2"]
     assert places.find("Montréal and Quebec") == ["Montreal", "Quebec"]
 
@@ -32,8 +34,13 @@ def test_short_capital_abbreviations_match_only_in_capitals():
 def test_the_leftmost_longest_term_wins_where_terms_overlap():
     pollutants, methods = dictionary("pollutant_terms"), dictionary("ml_methods_used")
     assert pollutants.find("fine particulate matter and PM10") == ["PM2.5", "PM10"]
-    assert methods.find("a temporal convolutional network and generalised random forests") == ["temporal convolutional network", "causal forest"]
-    assert dictionary("health_outcome").find("Blood pressure variability predicts events") == ["blood pressure variability"]
+    assert methods.find("a temporal convolutional network and generalised random forests") == [
+        "temporal convolutional network",
+        "causal forest",
+    ]
+    assert dictionary("health_outcome").find("Blood pressure variability predicts events") == [
+        "blood pressure variability"
+    ]
 
 
 def test_sample_sizes_from_explicit_n_or_counts_of_people():
@@ -50,10 +57,12 @@ def test_metric_values_follow_their_names():
         dictionary("metrics"),
     )
     assert [(m["name"], m["value"], m["unit"], m["ci_low"], m["ci_high"]) for m in found] == [
-        ("R2", 0.74, None, None, None), ("odds ratio", 1.04, None, 1.02, 1.06), ("MAPE", 7.2, "%", None, None),
+        ("R2", 0.74, None, None, None),
+        ("odds ratio", 1.04, None, 1.02, 1.06),
+        ("MAPE", 7.2, "%", None, None),
     ]
 
 
 def test_every_dictionary_is_well_formed():
     for path in DICTIONARIES.glob("*.yaml"):
-        assert load_dictionary(path).canonical
+        assert load_dictionary(path).matcher.canonical

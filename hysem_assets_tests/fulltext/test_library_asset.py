@@ -12,11 +12,11 @@ from dagster import DagsterInstance, materialize
 
 from hysem_assets.acquisition.assets import raw_metadata_assets
 from hysem_assets.acquisition.corpus import deduped_corpus
+from hysem_assets.environment import hysem_home
 from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import ScholarlyApis
-from hysem_assets.settings import hysem_home
-from hysem_assets.storage import ParquetStorage, asset_file
+from hysem_assets.resources import build_resources
+from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.library.zotero_server import ZoteroServer
 
@@ -27,7 +27,7 @@ def run_library(run_config: dict | None = None):
         result = materialize(
             [*raw_metadata_assets, deduped_corpus, pdfs, library],
             instance=instance,
-            resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+            resources=build_resources(),
             partition_key=SAMPLE,
             run_config=run_config,
         )

@@ -20,11 +20,19 @@ def write(folder: Path, data: bytes) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("content_type", "accepted"), [
-    ("application/pdf", True), ("Application/PDF; charset=binary", True), ("application/octet-stream", True),
-    ("application/x-pdf", True), ("text/html", False), ("text/html; charset=utf-8", False),
-    ("application/json", False), ("text/plain", False),
-])
+@pytest.mark.parametrize(
+    ("content_type", "accepted"),
+    [
+        ("application/pdf", True),
+        ("Application/PDF; charset=binary", True),
+        ("application/octet-stream", True),
+        ("application/x-pdf", True),
+        ("text/html", False),
+        ("text/html; charset=utf-8", False),
+        ("application/json", False),
+        ("text/plain", False),
+    ],
+)
 def test_content_types(content_type: str, accepted: bool) -> None:
     assert pdf_content_type(content_type) is accepted
 

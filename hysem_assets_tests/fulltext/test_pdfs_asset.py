@@ -14,8 +14,8 @@ from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import ScholarlyApis
-from hysem_assets.storage import ParquetStorage, asset_file
+from hysem_assets.resources import build_resources
+from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
@@ -27,7 +27,7 @@ def test_sample_pdfs_end_with_their_planted_status():
         result = materialize(
             [*raw_metadata_assets, deduped_corpus, pdfs],
             instance=instance,
-            resources={"io_manager": ParquetStorage(), "scholarly_apis": ScholarlyApis()},
+            resources=build_resources(),
             partition_key=SAMPLE,
         )
     assert result.success

@@ -22,7 +22,7 @@ from aiohttp import web
 from hysem_assets.fulltext import STATUSES, PdfLimits, download_pdfs, pdf_path, structural_problem
 from hysem_assets.fulltext.store import PARTIAL_SUFFIX
 from hysem_assets.mirror import MirrorServer, default_snapshot_dir
-from hysem_assets.settings import HttpSettings
+from hysem_assets.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint
 
 SAMPLE = default_snapshot_dir()
@@ -87,8 +87,14 @@ def mirror(recorder: Recorder) -> Iterator[MirrorServer]:
 
 
 def endpoint(mirror: MirrorServer) -> Endpoint:
-    return Endpoint("unpaywall", mirror.base_urls["unpaywall"], requests_per_second=200, max_concurrency=8,
-                    page_size=1, mailto="review@example.org")
+    return Endpoint(
+        "unpaywall",
+        mirror.base_urls["unpaywall"],
+        requests_per_second=200,
+        max_concurrency=8,
+        page_size=1,
+        mailto="review@example.org",
+    )
 
 
 def run(mirror: MirrorServer, downloads: Path, limits: PdfLimits = LIMITS) -> Run:
@@ -108,8 +114,19 @@ def table(first: Run) -> pd.DataFrame:
 
 
 def test_one_row_per_record_with_the_documented_columns(first: Run) -> None:
-    assert list(first.table.columns) == ["cluster_id", "doi", "status", "reason", "path", "sha256", "bytes", "url",
-                                         "host_type", "version", "license"]
+    assert list(first.table.columns) == [
+        "cluster_id",
+        "doi",
+        "status",
+        "reason",
+        "path",
+        "sha256",
+        "bytes",
+        "url",
+        "host_type",
+        "version",
+        "license",
+    ]
     assert first.table["cluster_id"].tolist() == records()["cluster_id"].tolist()
     assert set(first.table["status"]) == set(STATUSES)
     assert first.table["reason"].map(bool).all()
@@ -145,7 +162,10 @@ def test_a_failing_best_location_falls_back_to_the_next_one(table: pd.DataFrame,
     row = table.loc["10.5555/ahi.2021.0419"]
     assert row["status"] == "saved"
     assert (row["url"], row["host_type"], row["version"]) == (
-        f"{mirror.root_url}/files/PMC8398114.pdf", "repository", "publishedVersion")
+        f"{mirror.root_url}/files/PMC8398114.pdf",
+        "repository",
+        "publishedVersion",
+    )
     assert row["reason"].startswith("downloaded after 1 failing link(s): ") and "HTTP 404" in row["reason"]
 
 
@@ -191,8 +211,9 @@ def test_a_rerun_reuses_every_saved_file_without_asking_anyone(
     assert recorder.paths["/files/10.5555_cds.2022.0105.html"] == 1
 
 
-def test_a_changed_file_on_disk_is_downloaded_again(first: Run, mirror: MirrorServer, downloads: Path,
-                                                    recorder: Recorder) -> None:
+def test_a_changed_file_on_disk_is_downloaded_again(
+    first: Run, mirror: MirrorServer, downloads: Path, recorder: Recorder
+) -> None:
     row = first.table.set_index("doi").loc["10.9999/eer.2022.214"]
     Path(row["path"]).write_bytes(b"%PDF-1.4\nreplaced by someone\n%%EOF\n")
     recorder.paths.clear()
@@ -219,11 +240,13 @@ def test_records_sharing_a_doi_share_one_download_and_progress_counts_records(
     mirror: MirrorServer, tmp_path: Path, recorder: Recorder
 ) -> None:
     calls: list[tuple[int, int | None]] = []
-    frame = pd.DataFrame({"cluster_id": ["a", "b", "c"], "doi": ["10.5555/AQSR.2019.100031", "10.5555/aqsr.2019.100031",
-                                                                  None]})
+    frame = pd.DataFrame(
+        {"cluster_id": ["a", "b", "c"], "doi": ["10.5555/AQSR.2019.100031", "10.5555/aqsr.2019.100031", None]}
+    )
     recorder.paths.clear()
-    table = download_pdfs(frame, endpoint(mirror), tmp_path, HTTP, limits=LIMITS,
-                          progress=lambda done, total: calls.append((done, total)))
+    table = download_pdfs(
+        frame, endpoint(mirror), tmp_path, HTTP, limits=LIMITS, progress=lambda done, total: calls.append((done, total))
+    )
     assert table["status"].tolist() == ["saved", "saved", "no_oa_location"]
     assert table["doi"].tolist()[:2] == ["10.5555/aqsr.2019.100031"] * 2
     assert table.loc[0, "path"] == table.loc[1, "path"]

@@ -53,8 +53,9 @@ def saved(tmp_path: Path, data: bytes = b"%PDF-1.4 fake") -> PdfOutcome:
 def test_an_unchanged_download_is_reused_with_its_provenance(tmp_path: Path) -> None:
     outcome = saved(tmp_path)
     assert provenance_path(Path(outcome.path)).is_file()
-    assert reuse(tmp_path, DOI) == PdfOutcome("saved", "reused the copy downloaded earlier", outcome.location,
-                                              outcome.path, outcome.sha256, outcome.bytes)
+    assert reuse(tmp_path, DOI) == PdfOutcome(
+        "saved", "reused the copy downloaded earlier", outcome.location, outcome.path, outcome.sha256, outcome.bytes
+    )
 
 
 def test_a_changed_missing_or_unrecorded_file_is_not_reused(tmp_path: Path) -> None:

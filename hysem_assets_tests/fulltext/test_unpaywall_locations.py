@@ -7,8 +7,14 @@ from hysem_assets.fulltext.unpaywall import locations
 
 
 def location(pdf: str | None, url: str, host: str = "publisher") -> dict:
-    return {"url_for_pdf": pdf, "url": url, "url_for_landing_page": url, "host_type": host,
-            "version": "publishedVersion", "license": "cc-by"}
+    return {
+        "url_for_pdf": pdf,
+        "url": url,
+        "url_for_landing_page": url,
+        "host_type": host,
+        "version": "publishedVersion",
+        "license": "cc-by",
+    }
 
 
 def test_best_first_then_the_others_without_repeats() -> None:
@@ -22,7 +28,9 @@ def test_best_first_then_the_others_without_repeats() -> None:
 def test_a_location_offers_its_pdf_before_its_other_url() -> None:
     odd = location("https://pub.example/a.pdf", "https://pub.example/landing")
     assert [link.url for link in locations({"best_oa_location": odd, "oa_locations": [odd]})] == [
-        "https://pub.example/a.pdf", "https://pub.example/landing"]
+        "https://pub.example/a.pdf",
+        "https://pub.example/landing",
+    ]
 
 
 def test_closed_access_offers_nothing() -> None:

@@ -13,8 +13,8 @@ import pandas as pd
 
 from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.knowledge.schema import GraphSchema, load_schema
-from hysem_assets.settings import PROJECT_ROOT
 from hysem_assets.stores.graph import PartitionGraph
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 SCHEMA_PATH = PROJECT_ROOT / "config" / "kg_schema.yaml"
 QUERY = "ozone-heart"

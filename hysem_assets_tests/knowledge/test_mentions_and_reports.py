@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from hysem_assets.knowledge.mentions import TermMatcher, find_mentions, merge_vocabularies
+from hysem_assets.knowledge.mentions import find_mentions, merge_vocabularies
 from hysem_assets.knowledge.reports import load_reports
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets.terms import TermMatcher
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 DICTIONARIES = {
     "pollutant_terms": {"O3": "ozone", "ground-level ozone": "ozone", "PM": "particulate matter", "PM2.5": "PM2.5"},

@@ -33,9 +33,12 @@ def test_to_csl_item_for_a_pubmed_journal_article(items):
         "id": "c-480b6032ca8d",
         "type": "article-journal",
         "title": "Multi-pollutant exposure and subclinical atherosclerosis: elastic net and LASSO regularised "
-                 "regression in a Swiss cohort",
-        "author": [{"family": "Romano", "given": "Chiara"}, {"family": "Brunner", "given": "Lukas"},
-                   {"family": "Keller", "given": "Anna"}],
+        "regression in a Swiss cohort",
+        "author": [
+            {"family": "Romano", "given": "Chiara"},
+            {"family": "Brunner", "given": "Lukas"},
+            {"family": "Keller", "given": "Anna"},
+        ],
         "issued": {"date-parts": [[2025]]},
         "container-title": "Journal of environmental cardiology",
         "volume": "18",
@@ -121,9 +124,20 @@ def test_crossref_quirks_are_normalised(crossref_item):
     assert citation.bibliography.startswith("Frank, H. S. (n.d.). A title. Science")
 
 
-@pytest.mark.parametrize("style_file", ["apa", "ieee", "nature", "chicago-author-date", "american-medical-association",
-                                        "bmj", "elsevier-harvard", "harvard-cite-them-right",
-                                        "modern-language-association"])
+@pytest.mark.parametrize(
+    "style_file",
+    [
+        "apa",
+        "ieee",
+        "nature",
+        "chicago-author-date",
+        "american-medical-association",
+        "bmj",
+        "elsevier-harvard",
+        "harvard-cite-them-right",
+        "modern-language-association",
+    ],
+)
 def test_official_styles_by_path_render_every_item(realdata, items, style_file):
     path = realdata / "csl" / "styles" / f"{style_file}.csl"
     citations = render_citations(items, style=str(path))

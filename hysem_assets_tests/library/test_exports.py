@@ -47,7 +47,11 @@ def test_colliding_keys_get_letters_in_cluster_id_order_whatever_the_row_order()
     both = pd.concat([corpus, twins], ignore_index=True)
     keys = bibtex_keys(both)
     assert [keys[c] for c in ("c-1", "c-2", "c-3", "c-480b6032ca8d")] == [
-        "romano2025multia", "romano2025multib", "romano2025multic", "romano2025multid"]
+        "romano2025multia",
+        "romano2025multib",
+        "romano2025multic",
+        "romano2025multid",
+    ]
     assert bibtex_keys(both.iloc[::-1]) == keys
     assert len(set(keys.values())) == len(keys)
 
@@ -58,8 +62,10 @@ def test_bibtex_entry_of_a_journal_article():
 
 def test_bibtex_escapes_names_and_uses_entry_types_per_kind():
     text = bibtex(sample_corpus())
-    assert "author = {{European Environmental Cardiology Working Group} and Wei{\\ss}, Katrin and " \
-           "{\\O}degaard, Ingrid}" in text
+    assert (
+        "author = {{European Environmental Cardiology Working Group} and Wei{\\ss}, Katrin and "
+        "{\\O}degaard, Ingrid}" in text
+    )
     assert "Nguy{\\~{\\^{e}}}n, Th{\\d{i}} Lan" in text
     assert "Gagnon, {\\'{E}}tienne" in text
     assert "journal = {International journal of exposure science \\& computation}" in text
@@ -78,7 +84,8 @@ def test_bibtex_escapes_names_and_uses_entry_types_per_kind():
 
 def test_latex_escapes_specials_and_keeps_scripts_without_latex_spelling():
     assert latex("50% R&D ~x^2_y {a} \\ $5 #1") == (
-        "50\\% R\\&D \\textasciitilde{}x\\textasciicircum{}2\\_y \\{a\\} \\textbackslash{} \\$5 \\#1")
+        "50\\% R\\&D \\textasciitilde{}x\\textasciicircum{}2\\_y \\{a\\} \\textbackslash{} \\$5 \\#1"
+    )
     assert latex("Łódź – ç") == "{\\L}{\\'{o}}d{\\'{z}} -- {\\c{c}}"
     assert latex("Ελληνικά 中文") == "Ελληνικά 中文"
 
@@ -92,7 +99,11 @@ def test_ris_round_trips_through_rispy():
     first = records[0]
     assert first["authors"] == ["Romano, Chiara", "Brunner, Lukas", "Keller, Anna"]
     assert (first["start_page"], first["end_page"], first["doi"], first["accession_number"]) == (
-        "22", "35", "10.5555/jec.2025.0103", "39874511")
+        "22",
+        "35",
+        "10.5555/jec.2025.0103",
+        "39874511",
+    )
     assert first["abstract"] == "BACKGROUND: Carotid intima-media thickness. METHODS: 4,402 adults; 95% CI & more."
     assert records[1]["authors"][0] == "European Environmental Cardiology Working Group"
     assert records[3]["urls"] == ["https://example.org/hrx.pdf"]
@@ -109,7 +120,10 @@ def test_write_exports_writes_the_three_formats(tmp_path):
     corpus = sample_corpus()
     paths = write_exports(corpus, tmp_path / "library", "air-pollution")
     assert {name: path.name for name, path in paths.items()} == {
-        "csl-json": "air-pollution.json", "bibtex": "air-pollution.bib", "ris": "air-pollution.ris"}
+        "csl-json": "air-pollution.json",
+        "bibtex": "air-pollution.bib",
+        "ris": "air-pollution.ris",
+    }
     assert paths["bibtex"].read_text(encoding="utf-8") == bibtex(corpus)
     assert paths["ris"].read_text(encoding="utf-8") == ris(corpus)
     assert paths["csl-json"].read_text(encoding="utf-8") == csl_json(corpus)

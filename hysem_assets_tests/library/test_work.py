@@ -38,8 +38,10 @@ def test_kind_of_maps_every_source_vocabulary(item_type, container, kind):
         ("Carter, Emily R.", Person(family="Carter", given="Emily R.")),
         ("King, Martin Luther, Jr.", Person(family="King", given="Martin Luther", suffix="Jr.")),
         ("Plato,", Person(family="Plato")),
-        ("European Environmental Cardiology Working Group",
-         Person(literal="European Environmental Cardiology Working Group")),
+        (
+            "European Environmental Cardiology Working Group",
+            Person(literal="European Environmental Cardiology Working Group"),
+        ),
     ],
 )
 def test_person_parse_reads_surname_given_and_collectives(name, person):
@@ -48,15 +50,25 @@ def test_person_parse_reads_surname_given_and_collectives(name, person):
 
 @pytest.mark.parametrize(
     ("pages", "expanded"),
-    [("455-63", "455-463"), ("188-97", "188-197"), ("22-35", "22-35"), ("1001–9", "1001-1009"),
-     ("145--172", "145-172"), ("e214", "e214"), ("S12-S19", "S12-S19"), (None, None)],
+    [
+        ("455-63", "455-463"),
+        ("188-97", "188-197"),
+        ("22-35", "22-35"),
+        ("1001–9", "1001-1009"),
+        ("145--172", "145-172"),
+        ("e214", "e214"),
+        ("S12-S19", "S12-S19"),
+        (None, None),
+    ],
 )
 def test_expand_page_range_writes_whole_ranges(pages, expanded):
     assert expand_page_range(pages) == expanded
 
 
-@pytest.mark.parametrize(("code", "tag"), [("eng", "en"), ("chi", "zh"), ("spa", "es"), ("en", "en"),
-                                           ("und", None), (None, None), ("haw", "haw")])
+@pytest.mark.parametrize(
+    ("code", "tag"),
+    [("eng", "en"), ("chi", "zh"), ("spa", "es"), ("en", "en"), ("und", None), (None, None), ("haw", "haw")],
+)
 def test_language_tag_turns_pubmed_codes_into_bcp47(code, tag):
     assert language_tag(code) == tag
 

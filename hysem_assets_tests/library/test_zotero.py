@@ -57,11 +57,13 @@ def test_zotero_item_templates_per_kind():
     article, chapter, preprint, conference = (to_zotero_item(rows[i]) for i in (0, 2, 3, 4))
     assert article == {
         "itemType": "journalArticle",
-        "creators": [{"creatorType": "author", "lastName": "Romano", "firstName": "Chiara"},
-                     {"creatorType": "author", "lastName": "Brunner", "firstName": "Lukas"},
-                     {"creatorType": "author", "lastName": "Keller", "firstName": "Anna"}],
+        "creators": [
+            {"creatorType": "author", "lastName": "Romano", "firstName": "Chiara"},
+            {"creatorType": "author", "lastName": "Brunner", "firstName": "Lukas"},
+            {"creatorType": "author", "lastName": "Keller", "firstName": "Anna"},
+        ],
         "title": "Multi-pollutant exposure and subclinical atherosclerosis: elastic net and LASSO regularised "
-                 "regression in a Swiss cohort",
+        "regression in a Swiss cohort",
         "abstractNote": "BACKGROUND: Carotid intima-media thickness.\n\nMETHODS: 4,402 adults; 95% CI & more.",
         "publicationTitle": "Journal of environmental cardiology",
         "volume": "18",
@@ -122,8 +124,17 @@ def test_an_item_written_before_its_work_had_a_doi_is_found_by_cluster_id(librar
 
 
 def test_an_item_already_in_the_library_is_found_by_its_doi(library):
-    keys, _ = create_items(library, {"by-hand": {"itemType": "journalArticle", "title": "Added by hand",
-                                                 "DOI": "https://doi.org/10.5555/JEC.2025.0103", "creators": []}})
+    keys, _ = create_items(
+        library,
+        {
+            "by-hand": {
+                "itemType": "journalArticle",
+                "title": "Added by hand",
+                "DOI": "https://doi.org/10.5555/JEC.2025.0103",
+                "creators": [],
+            }
+        },
+    )
     result = sync_library(library, sample_corpus().iloc[[0]])
     assert result.found == [ROMANO] and result.created == []
     assert result.keys[ROMANO] == keys["by-hand"]
@@ -163,7 +174,10 @@ def test_pdfs_are_uploaded_through_the_zotero_file_flow(server, library, tmp_pat
         assert server.files[attachment["key"]] == path.read_bytes()
         assert attachment["parentItem"] == result.keys[cluster_id]
         assert (attachment["itemType"], attachment["linkMode"], attachment["contentType"]) == (
-            "attachment", "imported_file", "application/pdf")
+            "attachment",
+            "imported_file",
+            "application/pdf",
+        )
         assert (attachment["filename"], attachment["title"]) == (path.name, "Full Text PDF")
         assert attachment["md5"] == hashlib.md5(path.read_bytes()).hexdigest()
     file_steps = [r for r in server.requests if r.path.endswith(f"/items/{result.attachments[ROMANO]}/file")]
@@ -206,8 +220,7 @@ def test_an_interrupted_upload_is_reported_then_completed_on_the_next_run(server
 
 def test_missing_pdfs_and_missing_parents_fail_alone(library, tmp_path):
     corpus = sample_corpus().iloc[:2]
-    pdfs = {ROMANO: tmp_path / "gone.pdf", "c-not-in-corpus": pdf(tmp_path, "x"),
-            "c-d17a15471213": pdf(tmp_path, "ok")}
+    pdfs = {ROMANO: tmp_path / "gone.pdf", "c-not-in-corpus": pdf(tmp_path, "x"), "c-d17a15471213": pdf(tmp_path, "ok")}
     result = sync_library(library, corpus, pdfs)
     assert result.failures[ROMANO].startswith("cannot read the PDF")
     assert result.failures["c-not-in-corpus"] == "no Zotero item to attach the PDF to"
@@ -220,11 +233,14 @@ def test_fallback_bibliography_comes_from_zotero(server, library):
     assert citation.in_text == "(Romano et al., 2025)"
     assert citation.bibliography == (
         "Romano, C., Brunner, L., Keller, A. (2025). Multi-pollutant exposure and subclinical atherosclerosis: "
-        "elastic net and LASSO regularised regression in a Swiss cohort. Journal of environmental cardiology.")
+        "elastic net and LASSO regularised regression in a Swiss cohort. Journal of environmental cardiology."
+    )
     assert "<i>Journal of environmental cardiology</i>" in citation.bibliography_html
     item_reads = [r.query for r in server.requests if r.path.endswith(f"/items/{keys[ROMANO]}")]
     assert [(q["content"], q["style"], q["format"]) for q in item_reads] == [
-        ("citation", "apa", "atom"), ("bib", "apa", "atom")]
+        ("citation", "apa", "atom"),
+        ("bib", "apa", "atom"),
+    ]
 
 
 def test_failed_local_citations_are_replaced_by_zotero_renderings(server, library):
@@ -238,7 +254,8 @@ def test_failed_local_citations_are_replaced_by_zotero_renderings(server, librar
     assert merged["c-d17a15471213"].error is None
     assert merged["c-d17a15471213"].in_text == "(European Environmental Cardiology Working Group et al., 2021)"
     assert {cid: c for cid, c in merged.items() if cid != "c-d17a15471213"} == {
-        cid: c for cid, c in local.items() if cid != "c-d17a15471213"}
+        cid: c for cid, c in local.items() if cid != "c-d17a15471213"
+    }
     assert server.requests[-1].query["style"] == "vancouver-nlm"
 
 
@@ -265,10 +282,13 @@ def test_unreachable_server_is_fatal(tmp_path):
     assert caught.value.fatal and not leaks(caught.value)
 
 
-@pytest.mark.parametrize(("library_id", "library_type", "message"), [
-    ("475425", "users", 'must be "user" or "group"'),
-    (" ", "group", "library_id is empty"),
-])
+@pytest.mark.parametrize(
+    ("library_id", "library_type", "message"),
+    [
+        ("475425", "users", 'must be "user" or "group"'),
+        (" ", "group", "library_id is empty"),
+    ],
+)
 def test_library_settings_are_checked(library_id, library_type, message):
     with pytest.raises(ValueError, match=message):
         ZoteroLibrary(library_id, library_type, API_KEY)

@@ -55,8 +55,10 @@ def test_write_responses_and_items_have_the_recorded_shape(recorded, server, lib
 
 def test_atom_entries_have_the_recorded_elements(recorded, server, library):
     key = library.connect().create_items([{"itemType": "book", "title": "T & U", "creators": []}])["success"]["0"]
-    request = urllib.request.Request(f"{server.url}{server.prefix}/items/{key}?content=citation&format=atom",
-                                     headers={"Authorization": f"Bearer {API_KEY}"})
+    request = urllib.request.Request(
+        f"{server.url}{server.prefix}/items/{key}?content=citation&format=atom",
+        headers={"Authorization": f"Bearer {API_KEY}"},
+    )
     with urllib.request.urlopen(request, timeout=10) as answer:
         assert answer.headers["Content-Type"].startswith("application/atom+xml")
         ours = ET.fromstring(answer.read())

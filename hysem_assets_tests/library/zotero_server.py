@@ -27,31 +27,102 @@ from hysem_assets_tests.local_server import ThreadedServer
 
 KEY_CHARS = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 BODY = web.RequestKey("body", object)
-COMMON_FIELDS = {"itemType", "creators", "tags", "collections", "relations", "key", "version", "dateAdded",
-                 "dateModified", "deleted"}
-SHARED_FIELDS = {"title", "abstractNote", "date", "language", "shortTitle", "url", "accessDate", "archive",
-                 "archiveLocation", "libraryCatalog", "callNumber", "rights", "extra"}
+COMMON_FIELDS = {
+    "itemType",
+    "creators",
+    "tags",
+    "collections",
+    "relations",
+    "key",
+    "version",
+    "dateAdded",
+    "dateModified",
+    "deleted",
+}
+SHARED_FIELDS = {
+    "title",
+    "abstractNote",
+    "date",
+    "language",
+    "shortTitle",
+    "url",
+    "accessDate",
+    "archive",
+    "archiveLocation",
+    "libraryCatalog",
+    "callNumber",
+    "rights",
+    "extra",
+}
 # Valid fields per item type (Zotero schema), beyond the ones every type has.
 TYPE_FIELDS = {
-    "journalArticle": {"publicationTitle", "volume", "issue", "pages", "series", "seriesTitle", "seriesText",
-                       "journalAbbreviation", "DOI", "ISSN"},
-    "bookSection": {"bookTitle", "series", "seriesNumber", "volume", "numberOfVolumes", "edition", "place",
-                    "publisher", "pages", "ISBN"},
-    "book": {"series", "seriesNumber", "volume", "numberOfVolumes", "edition", "place", "publisher", "numPages",
-             "ISBN"},
-    "conferencePaper": {"proceedingsTitle", "conferenceName", "place", "publisher", "volume", "pages", "series",
-                        "DOI", "ISBN"},
+    "journalArticle": {
+        "publicationTitle",
+        "volume",
+        "issue",
+        "pages",
+        "series",
+        "seriesTitle",
+        "seriesText",
+        "journalAbbreviation",
+        "DOI",
+        "ISSN",
+    },
+    "bookSection": {
+        "bookTitle",
+        "series",
+        "seriesNumber",
+        "volume",
+        "numberOfVolumes",
+        "edition",
+        "place",
+        "publisher",
+        "pages",
+        "ISBN",
+    },
+    "book": {
+        "series",
+        "seriesNumber",
+        "volume",
+        "numberOfVolumes",
+        "edition",
+        "place",
+        "publisher",
+        "numPages",
+        "ISBN",
+    },
+    "conferencePaper": {
+        "proceedingsTitle",
+        "conferenceName",
+        "place",
+        "publisher",
+        "volume",
+        "pages",
+        "series",
+        "DOI",
+        "ISBN",
+    },
     "preprint": {"genre", "repository", "archiveID", "place", "series", "seriesNumber", "DOI", "citationKey"},
     "thesis": {"thesisType", "university", "place", "numPages"},
     "report": {"reportNumber", "reportType", "seriesTitle", "place", "institution", "pages"},
-    "dataset": {"identifier", "type", "versionNumber", "repository", "place", "format", "size", "DOI",
-                "citationKey"},
+    "dataset": {"identifier", "type", "versionNumber", "repository", "place", "format", "size", "DOI", "citationKey"},
     "document": {"publisher"},
     "attachment": {"parentItem", "linkMode", "note", "contentType", "charset", "filename", "md5", "mtime", "path"},
 }
-ATTACHMENT_TEMPLATE = {"itemType": "attachment", "linkMode": "imported_file", "title": "", "accessDate": "",
-                       "note": "", "tags": [], "relations": {}, "contentType": "", "charset": "", "filename": "",
-                       "md5": None, "mtime": None}
+ATTACHMENT_TEMPLATE = {
+    "itemType": "attachment",
+    "linkMode": "imported_file",
+    "title": "",
+    "accessDate": "",
+    "note": "",
+    "tags": [],
+    "relations": {},
+    "contentType": "",
+    "charset": "",
+    "filename": "",
+    "md5": None,
+    "mtime": None,
+}
 
 
 @dataclass
@@ -214,8 +285,9 @@ class ZoteroServer:
         if item_type not in TYPE_FIELDS:
             return 400, f"'{item_type}' is not a valid itemType"
         for name in data:
-            if name not in COMMON_FIELDS | TYPE_FIELDS[item_type] | (SHARED_FIELDS if item_type != "attachment"
-                                                                   else {"title", "url", "accessDate"}):
+            if name not in COMMON_FIELDS | TYPE_FIELDS[item_type] | (
+                SHARED_FIELDS if item_type != "attachment" else {"title", "url", "accessDate"}
+            ):
                 return 400, f"'{name}' is not a valid field for type '{item_type}'"
         for creator in data.get("creators", []):
             if "creatorType" not in creator or not ("name" in creator or "lastName" in creator):
@@ -239,16 +311,24 @@ class ZoteroServer:
         item = {
             "key": key,
             "version": version,
-            "library": {"type": self.library_type.rstrip("s"), "id": self.library_id, "name": "test library",
-                        "links": {"alternate": {"href": "https://www.zotero.org/test", "type": "text/html"}}},
-            "links": {"self": {"href": base, "type": "application/json"},
-                      "alternate": {"href": f"https://www.zotero.org/test/items/{key}", "type": "text/html"}},
+            "library": {
+                "type": self.library_type.rstrip("s"),
+                "id": self.library_id,
+                "name": "test library",
+                "links": {"alternate": {"href": "https://www.zotero.org/test", "type": "text/html"}},
+            },
+            "links": {
+                "self": {"href": base, "type": "application/json"},
+                "alternate": {"href": f"https://www.zotero.org/test/items/{key}", "type": "text/html"},
+            },
             "meta": {"numChildren": 0},
             "data": data,
         }
         if parent := data.get("parentItem"):
-            item["links"]["up"] = {"href": f"https://api.zotero.org{self.prefix}/items/{parent}",
-                                   "type": "application/json"}
+            item["links"]["up"] = {
+                "href": f"https://api.zotero.org{self.prefix}/items/{parent}",
+                "type": "application/json",
+            }
             self.items[parent]["meta"]["numChildren"] += 1
         self.items[key] = item
         return item
@@ -275,9 +355,14 @@ class ZoteroServer:
         if data.get("md5") == form["md5"]:
             return web.json_response({"exists": 1})
         upload_key = f"upload{next(self._upload_counter):04d}"
-        params = {"key": f"{form['md5']}/{upload_key}", "acl": "bucket-owner-full-control",
-                  "Content-Type": form.get("contentType", ""), "success_action_status": "201",
-                  "policy": "eyJleHBpcmF0aW9uIjoidGVzdCJ9", "x-amz-algorithm": "AWS4-HMAC-SHA256"}
+        params = {
+            "key": f"{form['md5']}/{upload_key}",
+            "acl": "bucket-owner-full-control",
+            "Content-Type": form.get("contentType", ""),
+            "success_action_status": "201",
+            "policy": "eyJleHBpcmF0aW9uIjoidGVzdCJ9",
+            "x-amz-algorithm": "AWS4-HMAC-SHA256",
+        }
         self._uploads[upload_key] = {"item": item["key"], "form": form, "params": params, "received": None}
         return web.json_response({"url": f"{self.url}/storage/upload", "params": params, "uploadKey": upload_key})
 
@@ -290,8 +375,9 @@ class ZoteroServer:
         self.max_parallel_uploads = max(self.max_parallel_uploads, self._uploads_in_flight)
         await asyncio.sleep(self.upload_delay)
         self._uploads_in_flight -= 1
-        self.requests.append(Recorded("POST", request.path, {}, dict(request.headers),
-                                      {k: v for k, v in fields.items() if k != "file"}))
+        self.requests.append(
+            Recorded("POST", request.path, {}, dict(request.headers), {k: v for k, v in fields.items() if k != "file"})
+        )
         upload = next((u for u in self._uploads.values() if u["params"]["key"] == fields.get("key")), None)
         if upload is None or any(fields.get(k) != v for k, v in upload["params"].items()):
             return web.Response(status=403, text="<Error><Code>AccessDenied</Code></Error>")
@@ -326,9 +412,12 @@ class ZoteroServer:
 
     def _atom(self, item: dict[str, Any], content: str) -> str:
         key, base = item["key"], f"https://api.zotero.org{self.prefix}"
-        wrapper = ('<div xmlns="http://www.w3.org/1999/xhtml" class="csl-bib-body" style="line-height: 2; '
-                   'padding-left: 1em; text-indent:-1em;"><div class="csl-entry">{}</div></div>'
-                   if content == "bib" else '<span xmlns="http://www.w3.org/1999/xhtml">{}</span>')
+        wrapper = (
+            '<div xmlns="http://www.w3.org/1999/xhtml" class="csl-bib-body" style="line-height: 2; '
+            'padding-left: 1em; text-indent:-1em;"><div class="csl-entry">{}</div></div>'
+            if content == "bib"
+            else '<span xmlns="http://www.w3.org/1999/xhtml">{}</span>'
+        )
         rendered = re.sub(r"&lt;(/?i)&gt;", r"<\1>", escape(self.rendered(key, content)))
         return f"""<?xml version="1.0" encoding="UTF-8"?>
 <entry xmlns="http://www.w3.org/2005/Atom" xmlns:zapi="http://zotero.org/ns/api">

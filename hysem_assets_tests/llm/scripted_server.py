@@ -79,7 +79,9 @@ class ScriptedLLMServer:
     def _check_common(self, request: web.Request, body: Body) -> None:
         assert body.get("model") == self.model, f"model {body.get('model')!r}"
         messages = body.get("messages")
-        assert messages and all(set(m) == {"role", "content"} and isinstance(m["content"], str) for m in messages), messages
+        assert messages and all(set(m) == {"role", "content"} and isinstance(m["content"], str) for m in messages), (
+            messages
+        )
         assert messages[0]["role"] == "system" and messages[-1]["role"] == "user", [m["role"] for m in messages]
         expected_auth = f"Bearer {self.api_key}" if self.api_key else None
         assert request.headers.get("Authorization") == expected_auth, "Authorization header"
@@ -126,7 +128,12 @@ class ScriptedLLMServer:
             "created": int(time.time()),
             "model": self.model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply.content}, "logprobs": None, "finish_reason": "stop"}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.content},
+                    "logprobs": None,
+                    "finish_reason": "stop",
+                }
             ],
             "usage": {
                 "prompt_tokens": reply.prompt_tokens,

@@ -34,10 +34,20 @@ def test_in_process_vllm_without_the_package_says_how_to_get_it():
 def test_cache_key_covers_model_messages_schema_and_parameters_but_not_dict_order():
     messages = [{"role": "user", "content": "hi"}]
     key = cache_key("m", messages, {"type": "object", "title": "A"}, {"temperature": 0.0, "max_tokens": 8})
-    assert key == cache_key("m", [{"content": "hi", "role": "user"}], {"title": "A", "type": "object"}, {"max_tokens": 8, "temperature": 0.0})
+    assert key == cache_key(
+        "m",
+        [{"content": "hi", "role": "user"}],
+        {"title": "A", "type": "object"},
+        {"max_tokens": 8, "temperature": 0.0},
+    )
     variants = [
         cache_key("other", messages, {"type": "object", "title": "A"}, {"temperature": 0.0, "max_tokens": 8}),
-        cache_key("m", [{"role": "user", "content": "hi!"}], {"type": "object", "title": "A"}, {"temperature": 0.0, "max_tokens": 8}),
+        cache_key(
+            "m",
+            [{"role": "user", "content": "hi!"}],
+            {"type": "object", "title": "A"},
+            {"temperature": 0.0, "max_tokens": 8},
+        ),
         cache_key("m", messages, None, {"temperature": 0.0, "max_tokens": 8}),
         cache_key("m", messages, {"type": "object", "title": "A"}, {"temperature": 0.7, "max_tokens": 8}),
     ]

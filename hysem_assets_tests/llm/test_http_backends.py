@@ -40,8 +40,10 @@ def test_vllm_sends_json_schema_response_format_and_sums_usage(monkeypatch: pyte
         assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.0, 64, 7)
         assert body["messages"] == MESSAGES
 
-    steps = [Step(json_reply({"terms": ["PM2.5"]}, prompt_tokens=120, completion_tokens=9), sampling),
-             Step(json_reply({"terms": ["ozone"]}, prompt_tokens=80, completion_tokens=6), sampling)]
+    steps = [
+        Step(json_reply({"terms": ["PM2.5"]}, prompt_tokens=120, completion_tokens=9), sampling),
+        Step(json_reply({"terms": ["ozone"]}, prompt_tokens=80, completion_tokens=6), sampling),
+    ]
     with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA, api_key="sk-test-secret") as server:
         backend = build_backend({"backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache": False})
         params = GenerationParams(temperature=0, max_tokens=64, seed=7)
@@ -51,7 +53,11 @@ def test_vllm_sends_json_schema_response_format_and_sums_usage(monkeypatch: pyte
     assert (first.parsed_json, second.parsed_json) == ({"terms": ["PM2.5"]}, {"terms": ["ozone"]})
     assert (first.prompt_tokens, first.completion_tokens, first.cached) == (120, 9, False)
     assert backend.usage.as_metadata() == {
-        "llm_requests": 2, "llm_cache_hits": 0, "prompt_tokens": 200, "completion_tokens": 15, "total_tokens": 215,
+        "llm_requests": 2,
+        "llm_cache_hits": 0,
+        "prompt_tokens": 200,
+        "completion_tokens": 15,
+        "total_tokens": 215,
     }
     assert "sk-test-secret" not in repr(backend.inner)
 
@@ -62,21 +68,39 @@ def test_ollama_adapter_puts_schema_in_format_and_reads_eval_counts():
 
     steps = [Step(json_reply({"terms": ["ozone"]}, prompt_tokens=33, completion_tokens=4), options)]
     with ScriptedLLMServer(steps, model="qwen2.5:7b", schema=SCHEMA, dialect="ollama") as server:
-        config = {"backend": "openai", "model": "qwen2.5:7b", "base_url": server.url, "structured_output": "ollama", "cache": False}
+        config = {
+            "backend": "openai",
+            "model": "qwen2.5:7b",
+            "base_url": server.url,
+            "structured_output": "ollama",
+            "cache": False,
+        }
         backend = build_backend(config)
         completion = complete_once(backend)
     assert server.failures == []
-    assert (completion.parsed_json, completion.prompt_tokens, completion.completion_tokens) == ({"terms": ["ozone"]}, 33, 4)
+    assert (completion.parsed_json, completion.prompt_tokens, completion.completion_tokens) == (
+        {"terms": ["ozone"]},
+        33,
+        4,
+    )
 
 
 def test_json_object_fallback_spells_the_schema_in_the_prompt():
     def json_mode(body: dict) -> None:
         assert body["response_format"] == {"type": "json_object"}
-        assert '"terms"' in body["messages"][0]["content"] and body["messages"][0]["content"].startswith("Extract terms.")
+        assert '"terms"' in body["messages"][0]["content"] and body["messages"][0]["content"].startswith(
+            "Extract terms."
+        )
 
     steps = [Step(Reply('```json\n{"terms": ["NO2"]}\n```'), json_mode)]
     with ScriptedLLMServer(steps, model="llama-3.1-8b", schema=None) as server:
-        config = {"backend": "openai", "model": "llama-3.1-8b", "base_url": server.url + "/v1", "structured_output": "json_object", "cache": False}
+        config = {
+            "backend": "openai",
+            "model": "llama-3.1-8b",
+            "base_url": server.url + "/v1",
+            "structured_output": "json_object",
+            "cache": False,
+        }
         completion = complete_once(build_backend(config))
     assert server.failures == []
     assert completion.parsed_json == {"terms": ["NO2"]}
@@ -84,8 +108,13 @@ def test_json_object_fallback_spells_the_schema_in_the_prompt():
 
 def timing_out_backend(server: ScriptedLLMServer, max_retries: int) -> CachedBackend:
     config = {
-        "backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache": False,
-        "timeout_s": 0.3, "max_retries": max_retries, "backoff_base_s": 0.0,
+        "backend": "vllm",
+        "model": MODEL,
+        "base_url": server.url + "/v1",
+        "cache": False,
+        "timeout_s": 0.3,
+        "max_retries": max_retries,
+        "backoff_base_s": 0.0,
     }
     return build_backend(config)
 

@@ -1,10 +1,13 @@
-"""Synthetic cells, clusters and segments, and the awkward PDFs the parser must survive."""
+"""Synthetic cells, clusters and segments, the awkward PDFs the parser must survive, and scans of real ones."""
 
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
+import pypdfium2 as pdfium
+import pytest
 from docling.datamodel.base_models import Cluster
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, Size
 from docling_core.types.doc.page import BoundingRectangle, TextCell
@@ -13,6 +16,7 @@ from pypdf import PdfWriter
 
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.lines import Segment
+from hysem_assets.parsing.ocr import engine_problem
 from hysem_assets.parsing.words import Word
 
 PAGE = Size(width=600.0, height=800.0)
@@ -24,17 +28,32 @@ def cell(text: str, l: float, t: float, r: float, b: float) -> TextCell:  # noqa
     return TextCell(rect=BoundingRectangle.from_bounding_box(bbox), text=text, orig=text, from_ocr=False)
 
 
-def cluster(label: DocItemLabel, l: float, t: float, r: float, b: float,  # noqa: E741
-            *texts: str, cluster_id: int = 0) -> Cluster:
+def cluster(
+    label: DocItemLabel,
+    l: float,
+    t: float,
+    r: float,
+    b: float,  # noqa: E741
+    *texts: str,
+    cluster_id: int = 0,
+) -> Cluster:
     """A cluster whose texts are stacked lines filling its box."""
     step = (b - t) / max(len(texts), 1)
     cells = [cell(text, l, t + k * step, r, t + (k + 1) * step) for k, text in enumerate(texts)]
-    return Cluster(id=cluster_id, label=label, bbox=BoundingBox(l=l, t=t, r=r, b=b, coord_origin=CoordOrigin.TOPLEFT),
-                   cells=cells)
+    return Cluster(
+        id=cluster_id, label=label, bbox=BoundingBox(l=l, t=t, r=r, b=b, coord_origin=CoordOrigin.TOPLEFT), cells=cells
+    )
 
 
-def words(text: str, l: float, t: float, height: float = 10.0, space: float = 3.0, char: float = 5.0,  # noqa: E741
-          font: str = "Body") -> list[Word]:
+def words(
+    text: str,
+    l: float,
+    t: float,
+    height: float = 10.0,
+    space: float = 3.0,
+    char: float = 5.0,  # noqa: E741
+    font: str = "Body",
+) -> list[Word]:
     """Words of one line set from ``l`` with a fixed advance per character and between words."""
     placed, x = [], l
     for token in text.split():
@@ -45,6 +64,15 @@ def words(text: str, l: float, t: float, height: float = 10.0, space: float = 3.
 
 def segment(text: str, l: float, t: float, height: float = 10.0, font: str = "Body") -> Segment:  # noqa: E741
     return Segment.of(words(text, l, t, height=height, font=font))
+
+
+def require(engine: str) -> None:
+    """OCR engines are installed by the project's files: a missing one fails in CI and skips elsewhere."""
+    problem = engine_problem(engine)
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"{problem} (.ci/run installs it)")
+        pytest.skip(problem)
 
 
 def encrypted_pdf(path: Path) -> Path:
@@ -68,6 +96,15 @@ def image_only_pdf(path: Path) -> Path:
     image.paste((0, 0, 0), (40, 40, 360, 60))
     image.save(path, "PDF", resolution=72)
     return path
+
+
+def scanned_pdf(source: Path, target: Path, dpi: int = 200, pages: int = 1) -> Path:
+    """The first ``pages`` pages of ``source`` as an image-only PDF: what a scanner makes of them."""
+    pdf = pdfium.PdfDocument(source)
+    images = [pdf[k].render(scale=dpi / 72).to_pil().convert("L") for k in range(min(pages, len(pdf)))]
+    pdf.close()
+    images[0].save(target, "PDF", resolution=dpi, save_all=True, append_images=images[1:])
+    return target
 
 
 def corrupt_pdf(path: Path) -> Path:

@@ -1,7 +1,6 @@
 from docling_core.types.doc import DocItemLabel
 
 from hysem_assets.parsing.clusters import cluster_text, equation_number, merge_formula_clusters, relabel_sparse_tables
-
 from hysem_assets_tests.parsing.builders import PAGE, cell, cluster
 
 FORMULA, TEXT, TABLE = DocItemLabel.FORMULA, DocItemLabel.TEXT, DocItemLabel.TABLE
@@ -38,15 +37,20 @@ def test_numbers_inside_the_formulas_also_keep_them_apart():
 
 
 def test_an_unnumbered_line_joins_the_numbered_equation_it_continues():
-    clusters = [cluster(FORMULA, 150, 150, 400, 162, "a = b +", cluster_id=1),
-                cluster(FORMULA, 150, 165, 520, 177, "c + d (5)", cluster_id=2)]
+    clusters = [
+        cluster(FORMULA, 150, 150, 400, 162, "a = b +", cluster_id=1),
+        cluster(FORMULA, 150, 165, 520, 177, "c + d (5)", cluster_id=2),
+    ]
     merged = merge_formula_clusters(clusters, PAGE)
     assert len(merged) == 1 and cluster_text(merged[0]) == "a = b + c + d (5)"
 
 
 def test_formulas_with_text_between_or_far_apart_stay_apart():
-    between = [cluster(FORMULA, 150, 150, 400, 162, "a = b"), cluster(TEXT, 72, 163, 520, 164.5, "where"),
-               cluster(FORMULA, 150, 166, 400, 178, "c = d")]
+    between = [
+        cluster(FORMULA, 150, 150, 400, 162, "a = b"),
+        cluster(TEXT, 72, 163, 520, 164.5, "where"),
+        cluster(FORMULA, 150, 166, 400, 178, "c = d"),
+    ]
     apart = [cluster(FORMULA, 150, 150, 400, 162, "a = b"), cluster(FORMULA, 150, 300, 400, 312, "c = d")]
     side_by_side = [cluster(FORMULA, 72, 150, 250, 162, "a = b"), cluster(FORMULA, 300, 165, 520, 177, "c = d")]
     for clusters in (between, apart, side_by_side):

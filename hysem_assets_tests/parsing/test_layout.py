@@ -2,13 +2,12 @@
 
 from docling_core.types.doc import DocItemLabel, Size
 
-from hysem_assets.parsing.blocks import BodyStyle, Block, heading, label_blocks, region_blocks
+from hysem_assets.parsing.blocks import Block, BodyStyle, heading, label_blocks, region_blocks
 from hysem_assets.parsing.columns import reading_regions
 from hysem_assets.parsing.furniture import furniture
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.lines import Segment, split_segments
 from hysem_assets.parsing.tables import table_data
-
 from hysem_assets_tests.parsing.builders import PAGE, segment, words
 
 STYLE = BodyStyle(font="Body", height=10.0)
@@ -28,14 +27,29 @@ def test_two_columns_under_a_full_width_title_read_title_left_right():
 
 def test_a_full_width_figure_caption_between_columns_separates_two_bands():
     caption = segment("Figure 1. A caption under a figure that spans both columns", 60, 300)
-    regions = reading_regions([*column(60, 100, 10, "A"), *column(320, 100, 10, "B"), caption,
-                               *column(60, 330, 5, "C"), *column(320, 330, 5, "D")])
+    regions = reading_regions(
+        [
+            *column(60, 100, 10, "A"),
+            *column(320, 100, 10, "B"),
+            caption,
+            *column(60, 330, 5, "C"),
+            *column(320, 330, 5, "D"),
+        ]
+    )
     assert [r[0].text.split()[0] for r in regions] == ["A0", "B0", "Figure", "C0", "D0"]
 
 
 def test_a_table_is_not_mistaken_for_columns():
-    rows = [split_segments([*words("Group", 60, 100 + 14 * k), *words(f"{k}1,234", 200, 100 + 14 * k),
-                            *words(f"1.0{k}", 320, 100 + 14 * k)]) for k in range(6)]
+    rows = [
+        split_segments(
+            [
+                *words("Group", 60, 100 + 14 * k),
+                *words(f"{k}1,234", 200, 100 + 14 * k),
+                *words(f"1.0{k}", 320, 100 + 14 * k),
+            ]
+        )
+        for k in range(6)
+    ]
     cells = [s for row in rows for s in row]
     assert len(reading_regions(cells)) == 1
     blocks = region_blocks(cells, STYLE)
@@ -45,11 +59,20 @@ def test_a_table_is_not_mistaken_for_columns():
 def test_running_headers_and_page_numbers_are_furniture():
     size = Size(width=600, height=800)
     pages = [
-        [segment("Journal of Examples 12 (2024)", 60, 30), segment(PROSE, 60, 300), segment(str(n), 295, 770)]
-        for n in range(1, 4)
+        [
+            segment("Journal of Examples 12 (2024)", 60, 30),
+            segment(f"{opening} {PROSE}", 60, 300),
+            segment(str(n), 295, 770),
+        ]
+        for n, opening in enumerate(("First,", "Second,", "Third,"), start=1)
     ]
     dropped = furniture(pages, [size] * 3)
     assert dropped == [{0, 2}, {0, 2}, {0, 2}]
+
+
+def test_a_top_line_of_pages_that_repeat_whole_is_text_not_a_running_header():
+    pages = [[segment("Docling bundles PDF conversion", 60, 30), segment(PROSE, 60, 300)] for _ in range(3)]
+    assert furniture(pages, [Size(width=600, height=800)] * 3) == [set(), set(), set()]
 
 
 def test_a_lone_page_number_at_the_bottom_goes_even_outside_the_band():
@@ -59,19 +82,25 @@ def test_a_lone_page_number_at_the_bottom_goes_even_outside_the_band():
 
 def test_table_grid_keeps_rows_columns_and_a_wrapped_header():
     cells = [
-        ("Group", Box(50, 110, 80, 118)), ("RR per 10", Box(200, 100, 240, 108)), ("units", Box(200, 110, 225, 118)),
-        ("All", Box(50, 130, 65, 138)), ("1.011", Box(200, 130, 225, 138)),
-        ("Men", Box(50, 150, 68, 158)), ("1.019", Box(200, 150, 225, 158)),
+        ("Group", Box(50, 110, 80, 118)),
+        ("RR per 10", Box(200, 100, 240, 108)),
+        ("units", Box(200, 110, 225, 118)),
+        ("All", Box(50, 130, 65, 138)),
+        ("1.011", Box(200, 130, 225, 138)),
+        ("Men", Box(50, 150, 68, 158)),
+        ("1.019", Box(200, 150, 225, 158)),
     ]
     grid = [[c.text for c in row] for row in table_data(cells).grid]
     assert grid == [["Group", "RR per 10 units"], ["All", "1.011"], ["Men", "1.019"]]
 
 
 def test_paragraphs_split_at_indents_and_short_sentence_ends():
-    lines = [segment("The first paragraph starts here and runs on", 60, 100),
-             segment("to a short end.", 50, 114),
-             segment("A second paragraph starts on a line of its", 60, 128),
-             segment("own and ends.", 50, 142)]
+    lines = [
+        segment("The first paragraph starts here and runs on", 60, 100),
+        segment("to a short end.", 50, 114),
+        segment("A second paragraph starts on a line of its", 60, 128),
+        segment("own and ends.", 50, 142),
+    ]
     blocks = region_blocks(lines, STYLE)
     assert [len(b.rows) for b in blocks] == [2, 2]
 

@@ -1,12 +1,13 @@
 from hysem_assets.parsing.line_numbers import LineNumberRule, line_number_indices
-
 from hysem_assets_tests.parsing.builders import PAGE, cell
 
 
 def margin_numbers(count: int, start: int = 1, left: float = 30.0) -> list:
     """Right-aligned line numbers in the left margin, one per 12-point line."""
-    return [cell(str(n), left + 6 - 3 * len(str(n)), 100 + 12 * k, left + 6, 106 + 12 * k)
-            for k, n in enumerate(range(start, start + count))]
+    return [
+        cell(str(n), left + 6 - 3 * len(str(n)), 100 + 12 * k, left + 6, 106 + 12 * k)
+        for k, n in enumerate(range(start, start + count))
+    ]
 
 
 def body_lines(count: int) -> list:

@@ -1,7 +1,6 @@
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.lines import attach_scripts, group_rows, page_segments, split_segments, visual_order
 from hysem_assets.parsing.words import Word
-
 from hysem_assets_tests.parsing.builders import segment, words
 
 
@@ -16,8 +15,11 @@ def test_a_row_across_two_columns_splits_at_the_gutter():
 
 
 def test_table_cells_with_similar_gaps_split():
-    row = [word for text, left in (("Men", 50), ("15,123", 120), ("1.019", 190), ("0.988-1.049", 260))
-           for word in words(text, left, 100)]
+    row = [
+        word
+        for text, left in (("Men", 50), ("15,123", 120), ("1.019", 190), ("0.988-1.049", 260))
+        for word in words(text, left, 100)
+    ]
     assert len(split_segments(row)) == 4
 
 

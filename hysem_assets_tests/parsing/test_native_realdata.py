@@ -9,15 +9,13 @@ import pytest
 
 from hysem_assets.minilm import TOKENIZER_NAME
 from hysem_assets.parsing import parse_pdf
-
 from hysem_assets_tests.parsing.test_sample_pdfs import runs_of_counting_numbers
 
 
 @pytest.fixture
 def pdf_folder(realdata: Path) -> Path:
     folder = realdata / "pdf_docling_groundtruth" / "pdf"
-    if not folder.is_dir():
-        pytest.skip(f"Docling's ground-truth PDFs are not at {folder}")
+    assert folder.is_dir(), f"Docling's ground-truth PDFs are not at {folder}"
     return folder
 
 
@@ -40,8 +38,12 @@ def test_paper_page_keeps_its_sections_and_drops_its_running_header(pdf_folder: 
 def test_two_column_handbook_page_reads_column_by_column(pdf_folder: Path):
     markdown = parse_pdf(pdf_folder / "amt_handbook_sample.pdf").markdown
     assert {"Boots Self-Locking Nut", "Stainless Steel Self-Locking Nut", "Elastic Stop Nut"} <= set(headings(markdown))
-    passages = ("pulleys, provided the inner race", "of comparable size, while the locking",
-                "the most common ranges in size", "Stainless Steel Self-Locking Nut")
+    passages = (
+        "pulleys, provided the inner race",
+        "of comparable size, while the locking",
+        "the most common ranges in size",
+        "Stainless Steel Self-Locking Nut",
+    )
     order = [markdown.index(text) for text in passages]
     assert order == sorted(order)
 
@@ -50,8 +52,12 @@ def test_multi_page_document_keeps_every_section_heading(pdf_folder: Path):
     result = parse_pdf(pdf_folder / "multi_page.pdf")
     assert result.pages == 5
     found = set(headings(result.markdown))
-    assert {"The Evolution of the Word Processor", "Pre-Digital Era (19th - Early 20th Century)",
-            "The Birth of Word Processing (1960s - 1970s)", "A Glimpse Into the Future"} <= found
+    assert {
+        "The Evolution of the Word Processor",
+        "Pre-Digital Era (19th - Early 20th Century)",
+        "The Birth of Word Processing (1960s - 1970s)",
+        "A Glimpse Into the Future",
+    } <= found
     assert not runs_of_counting_numbers(result.markdown)
     assert not [line for line in result.markdown.splitlines() if line.strip().isdigit()]
 

@@ -2,9 +2,7 @@ import os
 
 import pytest
 
-from hysem_assets.parsing import ParseOptions, parse_many, pin_device
-from hysem_assets.parsing import pool
-
+from hysem_assets.parsing import ParseOptions, parse_many, pin_device, pool
 from hysem_assets_tests.parsing.builders import encrypted_pdf
 from hysem_assets_tests.parsing.test_sample_pdfs import sample_pdfs
 from hysem_assets_tests.parsing.workers import crash_on_marked, report_pinning
@@ -45,8 +43,13 @@ def test_failures_and_a_crashed_worker_stay_with_their_documents(tmp_path):
     crash.write_bytes(pdfs[0].read_bytes())
     paths = [pdfs[0], crash, encrypted_pdf(tmp_path / "locked.pdf"), pdfs[1]]
     progress = []
-    results = parse_many(paths, ParseOptions(), workers=2, parse=crash_on_marked,
-                         progress=lambda done, total: progress.append((done, total)))
+    results = parse_many(
+        paths,
+        ParseOptions(),
+        workers=2,
+        parse=crash_on_marked,
+        progress=lambda done, total: progress.append((done, total)),
+    )
     assert [r.path for r in results] == [str(p) for p in paths]
     assert results[0].ok and results[3].ok and results[0].markdown and results[3].markdown
     assert "worker process died" in results[1].error

@@ -20,8 +20,11 @@ def sample_pdfs() -> list[Path]:
 def runs_of_counting_numbers(text: str, length: int = 5) -> list[str]:
     """Standalone numbers counting up, in text order (12 ... 13 ... 14): what line numbers leave behind."""
     numbers = [(m.group(), int(m.group())) for m in re.finditer(r"(?<![\w.,])\d{1,3}(?![\w.,])", text)]
-    return [" ".join(n for n, _ in numbers[k:k + length]) for k in range(len(numbers) - length + 1)
-            if all(numbers[k + j + 1][1] == numbers[k + j][1] + 1 for j in range(length - 1))]
+    return [
+        " ".join(n for n, _ in numbers[k : k + length])
+        for k in range(len(numbers) - length + 1)
+        if all(numbers[k + j + 1][1] == numbers[k + j][1] + 1 for j in range(length - 1))
+    ]
 
 
 @pytest.fixture(scope="module")

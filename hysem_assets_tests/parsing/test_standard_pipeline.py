@@ -6,14 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
-
 from docling.datamodel.base_models import InputFormat
 
 from hysem_assets.parsing import ParseOptions, parse_pdf
 from hysem_assets.parsing.parse import converter
 from hysem_assets.parsing.preflight import NO_TEXT_NO_OCR
 from hysem_assets.parsing.standard import ClusterCorrections, HysemStandardPipeline, LineNumberFilter
-
 from hysem_assets_tests.parsing.builders import encrypted_pdf, image_only_pdf
 from hysem_assets_tests.parsing.test_sample_pdfs import runs_of_counting_numbers, sample_pdfs
 from hysem_assets_tests.parsing.tiny_layout import build_tiny_layout_model
@@ -52,7 +50,8 @@ def test_the_hysem_stages_wrap_doclings(layout_only: ParseOptions):
 def test_standard_pipeline_errors_are_rows_too(layout_only: ParseOptions, tmp_path: Path):
     assert parse_pdf(image_only_pdf(tmp_path / "scan.pdf"), layout_only).error == NO_TEXT_NO_OCR
     assert parse_pdf(encrypted_pdf(tmp_path / "locked.pdf"), layout_only).error.startswith("encrypted PDF")
-    missing = ParseOptions(pipeline="standard", artifacts_path=tmp_path, table_structure=False,
-                           formula_enrichment=False)
+    missing = ParseOptions(
+        pipeline="standard", artifacts_path=tmp_path, table_structure=False, formula_enrichment=False
+    )
     error = parse_pdf(image_only_pdf(tmp_path / "other.pdf"), missing).error
     assert "docling-layout-heron" in error and "not found in artifacts_path" in error

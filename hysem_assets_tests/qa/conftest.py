@@ -6,17 +6,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.embeddings import Encoder
 from hysem_assets_tests.qa.corpus import Partition, build_partition
 
 
 @pytest.fixture(scope="session")
-def embedder() -> Embedder:
-    return Embedder(device="cpu", batch_size=16)
+def embedder() -> Encoder:
+    return Encoder(device="cpu", batch_size=16)
 
 
 @pytest.fixture(scope="session")
-def partition(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Partition]:
+def partition(tmp_path_factory: pytest.TempPathFactory, embedder: Encoder) -> Iterator[Partition]:
     built = build_partition(tmp_path_factory.mktemp("qa"), embedder)
     yield built
     built.store.close()

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from hysem_assets.embeddings import Encoder
 from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.knowledge.mentions import find_mentions, merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.qa import QASettings, build_engine
+from hysem_assets.profile import AnswerSettings
+from hysem_assets.qa import build_engine
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.terms import BroaderTerms
-from hysem_assets.retrieval.embedding import Embedder
 from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.stores.graph import load_partition
@@ -66,15 +67,23 @@ class Partition:
     chunks: pd.DataFrame
     library: pd.DataFrame
 
-    def engine(self, embedder: Embedder, broader: BroaderTerms | None = None, **settings: object) -> QAEngine:
+    def engine(self, embedder: Encoder, broader: BroaderTerms | None = None, **settings: object) -> QAEngine:
         return build_engine(
-            QASettings.model_validate({"k": 4, **settings}), query=self.query, store=self.store, index=self.index,
-            embedder=embedder, graph=self.graph, schema=self.schema, spellings=SPELLINGS,
-            chunks=self.chunks, library=self.library, broader=broader,
+            AnswerSettings.model_validate({"k": 4, **settings}),
+            query=self.query,
+            store=self.store,
+            index=self.index,
+            embedder=embedder,
+            graph=self.graph,
+            schema=self.schema,
+            spellings=SPELLINGS,
+            chunks=self.chunks,
+            library=self.library,
+            broader=broader,
         )
 
 
-def build_partition(folder: Path, embedder: Embedder) -> Partition:
+def build_partition(folder: Path, embedder: Encoder) -> Partition:
     """Index and load the partition into stores under ``folder``."""
     graph_schema = schema()
     data = frames()
@@ -92,7 +101,11 @@ def build_partition(folder: Path, embedder: Embedder) -> Partition:
     index_chunks(chunks, query=QUERY, store=store, embedder=embedder, keyword_root=folder / "bm25")
     graph = LadybugGraphStore(folder / "kg.lbug")
     graph.ensure_schema(graph_schema)
-    load_partition(graph, graph_schema, build_partition_graph(graph_schema, QUERY, corpus=data["corpus"],
-                                                              fields=data["fields"], chunks=with_mentions))
-    return Partition(QUERY, store, KeywordIndex.load(keyword_folder(folder / "bm25", QUERY)), graph, graph_schema,
-                     chunks, library)
+    load_partition(
+        graph,
+        graph_schema,
+        build_partition_graph(graph_schema, QUERY, corpus=data["corpus"], fields=data["fields"], chunks=with_mentions),
+    )
+    return Partition(
+        QUERY, store, KeywordIndex.load(keyword_folder(folder / "bm25", QUERY)), graph, graph_schema, chunks, library
+    )

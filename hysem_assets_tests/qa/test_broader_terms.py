@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.knowledge.mentions import TermMatcher
-from hysem_assets.qa.settings import broader_terms
+from hysem_assets.qa.engine import broader_terms
 from hysem_assets.qa.terms import BroaderTermsError, QuestionMatcher, load_broader_terms
+from hysem_assets.terms import TermMatcher
 
 CANONICAL = {"health_outcome": {"heart failure", "myocardial infarction", "coronary heart disease", "stroke"}}
 
@@ -28,13 +28,19 @@ def test_a_longer_canonical_spelling_wins_over_the_broader_term_inside_it() -> N
     assert matcher.find("ozone and heart disease") == ["heart failure", "coronary heart disease"]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("health_outcome: [heart failure]\n", "must map each field to"),
-    ("health_outcome:\n  heart disease: []\n", "must map each field to"),
-    ("health_outcome:\n  heart disease: [heart failur]\n", r"covers \['heart failur'\], not canonical terms of .*health_outcome"),
-    ("health_outcome:\n  stroke: [heart failure]\n", "'stroke' is already a canonical term of health_outcome"),
-    ("outcomes:\n  heart disease: [heart failure]\n", "'outcomes' is not a field with a dictionary"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("health_outcome: [heart failure]\n", "must map each field to"),
+        ("health_outcome:\n  heart disease: []\n", "must map each field to"),
+        (
+            "health_outcome:\n  heart disease: [heart failur]\n",
+            r"covers \['heart failur'\], not canonical terms of .*health_outcome",
+        ),
+        ("health_outcome:\n  stroke: [heart failure]\n", "'stroke' is already a canonical term of health_outcome"),
+        ("outcomes:\n  heart disease: [heart failure]\n", "'outcomes' is not a field with a dictionary"),
+    ],
+)
 def test_a_bad_broader_terms_file_names_the_file_and_the_problem(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "broader_terms.yaml"
     path.write_text(text)

@@ -97,7 +97,9 @@ def test_a_query_without_questions_of_its_own_gets_the_default_ones(tmp_path):
     assert questions_for("brand-new", path) == []
 
 
-@pytest.mark.parametrize("text", ["default: 'not a list'\n", "default: ['']\n", "questions: [a, b]\n", "- just a list\n"])
+@pytest.mark.parametrize(
+    "text", ["default: 'not a list'\n", "default: ['']\n", "questions: [a, b]\n", "- just a list\n"]
+)
 def test_a_malformed_questions_file_names_the_file_and_the_shape(tmp_path, text):
     path = tmp_path / "questions.yaml"
     path.write_text(text)

@@ -78,7 +78,9 @@ def test_rejected_draft_then_approved_lands_in_the_preference_log(partition, emb
 )
 def test_post_hoc_audit_removes_claims_whose_citations_do_not_resolve(partition, embedder, tamper, problem):
     with (
-        ScriptedLLMServer(cite_first("Ozone predicts heart failure.", tamper), model=MODEL, schema=DRAFT_SCHEMA) as generator,
+        ScriptedLLMServer(
+            cite_first("Ozone predicts heart failure.", tamper), model=MODEL, schema=DRAFT_SCHEMA
+        ) as generator,
         ScriptedLLMServer([verdict(True)], model=MODEL, schema=VERDICT_SCHEMA) as auditor,
     ):
         engine = partition.engine(embedder, generator=backend(generator), auditor=backend(auditor))
@@ -104,7 +106,8 @@ def test_model_written_cypher_counts_exactly_and_falls_back_when_empty(partition
     with ScriptedLLMServer(steps, model=MODEL, schema=CYPHER_SCHEMA) as writer:
         engine = partition.engine(embedder, cypher=backend(writer))
         answers, _ = answer_questions(
-            ["How many articles on ozone use each method?", "How many articles on sulphur dioxide use each method?"], engine
+            ["How many articles on ozone use each method?", "How many articles on sulphur dioxide use each method?"],
+            engine,
         )
     assert writer.failures == []
     counted, empty = answers

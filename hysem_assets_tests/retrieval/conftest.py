@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from hysem_assets.retrieval.embedding import Embedder
+from hysem_assets.embeddings import Encoder
 
 
 @pytest.fixture(scope="session")
-def embedder() -> Embedder:
-    return Embedder(device="cpu", batch_size=16)
+def embedder() -> Encoder:
+    return Encoder(device="cpu", batch_size=16)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.beir import BeirFormatError, evaluate_beir, load_beir
-from hysem_assets.retrieval.embedding import Embedder
 
 SAMPLE = Path(__file__).parent / "beir_sample"
 
@@ -19,7 +19,7 @@ def test_sample_loads_in_beir_format() -> None:
     assert sample.qrels["q01"] == {"d01": 2, "d26": 2, "d09": 1}
 
 
-def test_all_methods_score_the_sample_and_hybrid_does_not_lose(embedder: Embedder, tmp_path: Path) -> None:
+def test_all_methods_score_the_sample_and_hybrid_does_not_lose(embedder: Encoder, tmp_path: Path) -> None:
     metrics = evaluate_beir(SAMPLE, "all", embedder=embedder, work_dir=tmp_path)
 
     assert list(metrics) == ["bm25", "dense", "hybrid"]
@@ -30,7 +30,7 @@ def test_all_methods_score_the_sample_and_hybrid_does_not_lose(embedder: Embedde
     assert metrics["hybrid"].ndcg_at_10 >= max(metrics["bm25"].ndcg_at_10, metrics["dense"].ndcg_at_10)
 
 
-def test_one_method_and_bad_input(embedder: Embedder, tmp_path: Path) -> None:
+def test_one_method_and_bad_input(embedder: Encoder, tmp_path: Path) -> None:
     assert list(evaluate_beir(SAMPLE, "bm25", embedder=embedder, work_dir=tmp_path)) == ["bm25"]
     with pytest.raises(ValueError, match="unknown retrieval method 'splade'"):
         evaluate_beir(SAMPLE, "splade", embedder=embedder)

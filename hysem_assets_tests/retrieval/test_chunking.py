@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
+from hysem_assets.embeddings import Encoder
+from hysem_assets.profile import VectorIndexSettings
 from hysem_assets.retrieval.chunking import chunk_documents, chunk_markdown, markdown_sections, word_spans
-from hysem_assets.retrieval.embedding import Embedder
-from hysem_assets.retrieval.settings import VectorIndexSettings
 
 PAPER = (
     """Preface words before any heading.
@@ -67,7 +67,7 @@ def test_overlap_must_be_smaller_than_the_window() -> None:
         chunk_markdown(PAPER, max_tokens=10, overlap=10)
 
 
-def test_model_token_spans_keep_chunks_within_the_model_input(embedder: Embedder) -> None:
+def test_model_token_spans_keep_chunks_within_the_model_input(embedder: Encoder) -> None:
     text = "# Results\n\n" + "PM2.5-related cardio-respiratory admissions rose. " * 200
     chunks = chunk_markdown(text, max_tokens=128, overlap=16, spans=embedder.token_spans)
     assert len(chunks) > 1

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.chunking import chunk_documents
-from hysem_assets.retrieval.embedding import Embedder
 from hysem_assets.retrieval.indexing import IndexSummary, index_chunks, keyword_folder, with_citations
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.retrieval.search import Method, search
@@ -45,13 +45,13 @@ def store(tmp_path: Path) -> Iterator[QdrantChunkStore]:
 
 
 def index(
-    store: QdrantChunkStore, embedder: Embedder, tmp_path: Path, documents: dict[str, str], query: str = "q1"
+    store: QdrantChunkStore, embedder: Encoder, tmp_path: Path, documents: dict[str, str], query: str = "q1"
 ) -> IndexSummary:
     chunks = chunks_of(documents)
     return index_chunks(chunks, query=query, store=store, embedder=embedder, keyword_root=tmp_path / "bm25")
 
 
-def test_points_carry_the_payload_a_citation_needs(store: QdrantChunkStore, embedder: Embedder, tmp_path: Path) -> None:
+def test_points_carry_the_payload_a_citation_needs(store: QdrantChunkStore, embedder: Encoder, tmp_path: Path) -> None:
     summary = index(store, embedder, tmp_path, DOCUMENTS)
 
     assert (summary.chunks, summary.embedded, summary.reused, summary.deleted) == (4, 4, 0, 0)
@@ -67,7 +67,7 @@ def test_points_carry_the_payload_a_citation_needs(store: QdrantChunkStore, embe
 
 
 def test_dense_keyword_and_hybrid_search_find_the_right_chunks(
-    store: QdrantChunkStore, embedder: Embedder, tmp_path: Path
+    store: QdrantChunkStore, embedder: Encoder, tmp_path: Path
 ) -> None:
     index(store, embedder, tmp_path, DOCUMENTS)
     index(store, embedder, tmp_path, {"c-9": "# Other\n\nOzone and heart disease in another query."}, query="q2")
@@ -84,7 +84,7 @@ def test_dense_keyword_and_hybrid_search_find_the_right_chunks(
     assert store.count("q1") == 4 and store.count("q2") == 1 and store.count() == 5
 
 
-def test_unchanged_chunks_are_not_embedded_again(store: QdrantChunkStore, embedder: Embedder, tmp_path: Path) -> None:
+def test_unchanged_chunks_are_not_embedded_again(store: QdrantChunkStore, embedder: Encoder, tmp_path: Path) -> None:
     index(store, embedder, tmp_path, DOCUMENTS)
     before = dict(store.points("q1"))
     again = index(store, embedder, tmp_path, DOCUMENTS)

@@ -25,14 +25,16 @@ def raw() -> dict[str, pd.DataFrame]:
 
 
 def corpus() -> pd.DataFrame:
-    return pd.DataFrame({
-        "cluster_id": WORKS,
-        "record_ids": [RECORDS[w] for w in WORKS],
-        "title": [f"Study {w}" for w in WORKS],
-        "year": [2019, 2020, 2021, 2021, 2022, 2018],
-        "doi": [f"10.1000/{w}" for w in WORKS],
-        "is_retracted": [False, False, None, False, False, True],
-    })
+    return pd.DataFrame(
+        {
+            "cluster_id": WORKS,
+            "record_ids": [RECORDS[w] for w in WORKS],
+            "title": [f"Study {w}" for w in WORKS],
+            "year": [2019, 2020, 2021, 2021, 2022, 2018],
+            "doi": [f"10.1000/{w}" for w in WORKS],
+            "is_retracted": [False, False, None, False, False, True],
+        }
+    )
 
 
 def pdfs() -> pd.DataFrame:
@@ -41,8 +43,9 @@ def pdfs() -> pd.DataFrame:
 
 
 def parsed() -> pd.DataFrame:
-    return pd.DataFrame({"cluster_id": ["w1", "w2", "w5", "w6"],
-                         "error": [None, None, "no text layer: scanned pages", None]})
+    return pd.DataFrame(
+        {"cluster_id": ["w1", "w2", "w5", "w6"], "error": [None, None, "no text layer: scanned pages", None]}
+    )
 
 
 def library() -> pd.DataFrame:
@@ -50,16 +53,18 @@ def library() -> pd.DataFrame:
 
 
 def extracted() -> pd.DataFrame:
-    return pd.DataFrame({
-        "cluster_id": WORKS,
-        "text_source": ["full_text", "full_text", "abstract", "abstract", "abstract", "full_text"],
-        "study_design": ["cohort", "case-control", None, None, None, "cohort"],
-        "outcomes": [json.dumps(["stroke", "heart failure"]), json.dumps([]), None, None, None, None],
-        "sample_size": ["4402.0", None, None, None, None, None],
-        "status": ["ok"] * len(WORKS),
-        "error": [None] * len(WORKS),
-        "chunks": [1] * len(WORKS),
-    })
+    return pd.DataFrame(
+        {
+            "cluster_id": WORKS,
+            "text_source": ["full_text", "full_text", "abstract", "abstract", "abstract", "full_text"],
+            "study_design": ["cohort", "case-control", None, None, None, "cohort"],
+            "outcomes": [json.dumps(["stroke", "heart failure"]), json.dumps([]), None, None, None, None],
+            "sample_size": ["4402.0", None, None, None, None, None],
+            "status": ["ok"] * len(WORKS),
+            "error": [None] * len(WORKS),
+            "chunks": [1] * len(WORKS),
+        }
+    )
 
 
 def topics() -> pd.DataFrame:

@@ -8,12 +8,11 @@ from click.testing import CliRunner
 from dagster import AssetSelection, DagsterInstance, materialize
 from openpyxl import load_workbook
 
+from hysem_assets.cli import main
 from hysem_assets.definitions import defs
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.review.assets import RECONCILE_CHECK, review_dir
 from hysem_assets.storage import asset_file, write_parquet
-
-from hysem_assets.cli import main
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
 from . import tables
@@ -23,8 +22,14 @@ QUERY = SAMPLE  # a declared query, so that `hysem report` finds its title
 
 def store(corpus: pd.DataFrame) -> None:
     frames = {f"raw_metadata/{source}": frame for source, frame in tables.raw().items()}
-    frames.update(deduped_corpus=corpus, pdfs=tables.pdfs(), parsed_docs=tables.parsed(), library=tables.library(),
-                  extracted_fields=tables.extracted(), topics=tables.topics())
+    frames.update(
+        deduped_corpus=corpus,
+        pdfs=tables.pdfs(),
+        parsed_docs=tables.parsed(),
+        library=tables.library(),
+        extracted_fields=tables.extracted(),
+        topics=tables.topics(),
+    )
     for key, frame in frames.items():
         write_parquet(frame, asset_file(key, QUERY))
 
@@ -33,8 +38,14 @@ def run():
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(queries_partitions.name, [QUERY])
         partitioned = [a for a in defs.assets if a.partitions_def is not None]
-        return materialize(partitioned, selection=AssetSelection.groups("review"), instance=instance,
-                           partition_key=QUERY, resources=defs.resources, raise_on_error=False)
+        return materialize(
+            partitioned,
+            selection=AssetSelection.groups("review"),
+            instance=instance,
+            partition_key=QUERY,
+            resources=defs.resources,
+            raise_on_error=False,
+        )
 
 
 def test_deliverables_from_stored_tables():

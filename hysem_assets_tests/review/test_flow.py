@@ -47,6 +47,11 @@ def test_tables_out_of_step_do_not_reconcile():
 def test_the_diagram_renders_every_box_as_text():
     diagram = draw_flow(flow(), title="PRISMA 2020 flow: test")
     assert diagram.png.startswith(b"\x89PNG") and len(diagram.png) > 10_000
-    for text in ("Records identified from databases (n = 9)", "PubMed (n = 4)", "Records screened (n = 6)",
-                 "no open-access copy (n = 1)", "Studies included in review (n = 2)"):
+    for text in (
+        "Records identified from databases (n = 9)",
+        "PubMed (n = 4)",
+        "Records screened (n = 6)",
+        "no open-access copy (n = 1)",
+        "Studies included in review (n = 2)",
+    ):
         assert text in diagram.svg, text

@@ -28,12 +28,19 @@ def review() -> ReviewReport:
     included = included_works(tables.corpus(), tables.pdfs(), tables.parsed())
     evidence = evidence_table(included, tables.corpus(), tables.library(), tables.extracted(), tables.topics())
     claim = {"text": "Cohorts agree.", "citations": [{"FullCitation": "Doe, J. (w1). Study w1."}]}
-    answers = pd.DataFrame({
-        "markdown": ["**What do cohorts find?**\n\n- Cohorts agree. (Doe, w1)\n\n<script>alert(1)</script>"],
-        "json": [json.dumps({"claims": [claim, claim]})],
-    })
+    answers = pd.DataFrame(
+        {
+            "markdown": ["**What do cohorts find?**\n\n- Cohorts agree. (Doe, w1)\n\n<script>alert(1)</script>"],
+            "json": [json.dumps({"claims": [claim, claim]})],
+        }
+    )
     return ReviewReport(
-        slug="q", title="Test review", flow=flow, flow_svg=diagram.svg, flow_png=diagram.png, evidence=evidence,
+        slug="q",
+        title="Test review",
+        flow=flow,
+        flow_svg=diagram.svg,
+        flow_png=diagram.png,
+        evidence=evidence,
         topic_table=pd.DataFrame({"topic": [1], "label": ["risk, cohort"], "top_words": ["risk, cohort, stroke"]}),
         saved_reports={"designs": pd.DataFrame({"design": ["cohort"], "articles": [1]})},
         answers=answers_from_table(answers),
@@ -58,7 +65,9 @@ def test_markdown_inlines_the_diagram_and_tables():
     assert "References:\n\n1. Doe, J. (w1). Study w1." in markdown
 
 
-@pytest.mark.skipif(not os.environ.get("CI") and not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+@pytest.mark.skipif(
+    not os.environ.get("CI") and not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"
+)
 def test_the_report_opens_in_chromium(tmp_path: Path):
     import playwright.sync_api as playwright_api
 

@@ -34,7 +34,9 @@ def test_real_jats_abstract_becomes_plain_text(realdata: Path):
     )
 
 
-@pytest.mark.parametrize("name", ["test_works_query_filters_not_allowed_with_dois__0.json", "test_cursor_fails_cursor_value__0.json"])
+@pytest.mark.parametrize(
+    "name", ["test_works_query_filters_not_allowed_with_dois__0.json", "test_cursor_fails_cursor_value__0.json"]
+)
 def test_real_error_bodies_raise_with_the_api_message(realdata: Path, name: str):
     with pytest.raises(SourceFormatError, match="Crossref response to work x"):
         parse_work_response(crossref(realdata, name), where="work x")
@@ -51,9 +53,16 @@ def test_structured_jats_sections_become_labelled_paragraphs():
 
 
 def test_retraction_notice_and_retracted_work():
-    notice = {"DOI": "10.5555/N.1", "type": "journal-article",
-              "update-to": [{"DOI": "10.5555/T.1", "type": "retraction"}, {"DOI": "10.5555/c", "type": "correction"}]}
+    notice = {
+        "DOI": "10.5555/N.1",
+        "type": "journal-article",
+        "update-to": [{"DOI": "10.5555/T.1", "type": "retraction"}, {"DOI": "10.5555/c", "type": "correction"}],
+    }
     assert retraction_targets(notice) == {"10.5555/t.1"}
-    target = {"DOI": "10.5555/T.1", "type": "journal-article", "updated-by": [{"DOI": "10.5555/N.1", "type": "retraction"}]}
+    target = {
+        "DOI": "10.5555/T.1",
+        "type": "journal-article",
+        "updated-by": [{"DOI": "10.5555/N.1", "type": "retraction"}],
+    }
     assert enrichment(target)["is_retracted"] is True
     assert enrichment({"DOI": "10.1101/x", "type": "posted-content"})["is_published"] is False

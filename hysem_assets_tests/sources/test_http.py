@@ -22,14 +22,18 @@ def flaky_app(statuses: list[int], headers: dict[str, str] | None = None) -> tup
     async def handle(request: web.Request) -> web.Response:
         arrivals.append(time.monotonic())
         status = statuses.pop(0) if statuses else 200
-        return web.Response(status=status, text="ok" if status == 200 else "busy", headers=headers if status != 200 else None)
+        return web.Response(
+            status=status, text="ok" if status == 200 else "busy", headers=headers if status != 200 else None
+        )
 
     app = web.Application()
     app.router.add_get("/r", handle)
     return app, arrivals
 
 
-async def get(url: str, *, retry: RetryPolicy = FAST_RETRY, rate: float = 1000.0, timeout: float | None = None, **kwargs):
+async def get(
+    url: str, *, retry: RetryPolicy = FAST_RETRY, rate: float = 1000.0, timeout: float | None = None, **kwargs
+):
     session_timeout = aiohttp.ClientTimeout(sock_read=timeout) if timeout else aiohttp.ClientTimeout()
     async with aiohttp.ClientSession(timeout=session_timeout) as session:
         client = HttpClient(session, requests_per_second=rate, retry=retry)

@@ -10,13 +10,10 @@ import pytest
 from hysem_assets.records import CORE_COLUMNS
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.openalex_json import WorksPage, parse_work, parse_works_page
+from hysem_assets_tests.paths import REALDATA, needs_realdata
 
-REALDATA = Path(__file__).parents[2].parent / "shared" / "realdata"
 SINGLE_DIR = REALDATA / "openalex" / "openalex-python"
 PAGES_DIR = REALDATA / "openalex" / "openalexPro"
-needs_realdata = pytest.mark.skipif(
-    not REALDATA.is_dir(), reason=f"real third-party responses not found at {REALDATA}"
-)
 PAGE_FILES = sorted(PAGES_DIR.glob("*.json"))
 
 
@@ -38,7 +35,9 @@ def test_current_schema_work() -> None:
 
     assert tuple(record) == CORE_COLUMNS
     assert (record["source"], record["source_id"], record["openalex_id"]) == (
-        "openalex", "W2741809807", "W2741809807",
+        "openalex",
+        "W2741809807",
+        "W2741809807",
     )
     assert record["doi"] == "10.7717/peerj.4375"
     assert record["title"] == (
@@ -126,9 +125,7 @@ def test_first_page_contents_and_cursor() -> None:
     particle = by_id["W2144516619"]
     assert particle["authors"] == ["von Schirnding, Yasmin"]
     assert particle["first_author"] == "von Schirnding"
-    assert particle["oa_url"] == (
-        "https://globalizationandhealth.biomedcentral.com/counter/pdf/10.1186/1744-8603-1-8"
-    )
+    assert particle["oa_url"] == ("https://globalizationandhealth.biomedcentral.com/counter/pdf/10.1186/1744-8603-1-8")
 
     paratext = by_id["W1482164038"]
     assert paratext["item_type"] == "paratext"
@@ -183,25 +180,25 @@ def test_abstract_handles_null_empty_and_repeated_words() -> None:
     assert parse_work({**base, "abstract_inverted_index": None})["abstract"] is None
     assert parse_work({**base, "abstract_inverted_index": {}})["abstract"] is None
     repeated = {"the": [0, 3], "cat": [1], "saw": [2], "dog.": [4]}
-    assert parse_work({**base, "abstract_inverted_index": repeated})["abstract"] == (
-        "the cat saw the dog."
-    )
+    assert parse_work({**base, "abstract_inverted_index": repeated})["abstract"] == ("the cat saw the dog.")
 
 
 def test_minimal_work_falls_back_sensibly() -> None:
-    record = parse_work({
-        "id": "https://openalex.org/W42",
-        "display_name": "  A   title ",
-        "ids": {"doi": "https://doi.org/10.5555/ABC", "pmid": "https://pubmed.ncbi.nlm.nih.gov/123"},
-        "authorships": [
-            {"author": {"display_name": None}, "raw_author_name": "Ludwig van der Berg"},
-            {"author": {"display_name": "María José García"}, "raw_author_name": "M. J. García"},
-        ],
-        "publication_year": 2021,
-        "primary_location": {"source": None},
-        "open_access": {"oa_url": "https://repo.example/42.pdf"},
-        "type": "preprint",
-    })
+    record = parse_work(
+        {
+            "id": "https://openalex.org/W42",
+            "display_name": "  A   title ",
+            "ids": {"doi": "https://doi.org/10.5555/ABC", "pmid": "https://pubmed.ncbi.nlm.nih.gov/123"},
+            "authorships": [
+                {"author": {"display_name": None}, "raw_author_name": "Ludwig van der Berg"},
+                {"author": {"display_name": "María José García"}, "raw_author_name": "M. J. García"},
+            ],
+            "publication_year": 2021,
+            "primary_location": {"source": None},
+            "open_access": {"oa_url": "https://repo.example/42.pdf"},
+            "type": "preprint",
+        }
+    )
 
     assert record["title"] == "A title"
     assert (record["doi"], record["pmid"]) == ("10.5555/abc", "123")
@@ -230,17 +227,17 @@ def test_html_instead_of_json() -> None:
 
 
 def test_api_error_body_carries_the_api_message() -> None:
-    body = json.dumps({
-        "error": "Invalid query parameters error.",
-        "message": "cursor is not a valid parameter with page",
-    }).encode()
+    body = json.dumps(
+        {
+            "error": "Invalid query parameters error.",
+            "message": "cursor is not a valid parameter with page",
+        }
+    ).encode()
 
     with pytest.raises(SourceFormatError) as caught:
         parse_works_page(body, where="works page 1")
 
-    assert "Invalid query parameters error.; cursor is not a valid parameter with page" in str(
-        caught.value
-    )
+    assert "Invalid query parameters error.; cursor is not a valid parameter with page" in str(caught.value)
 
 
 def test_body_without_results() -> None:

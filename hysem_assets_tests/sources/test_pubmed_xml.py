@@ -9,13 +9,10 @@ import pytest
 from hysem_assets.records import CORE_COLUMNS
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.pubmed_xml import ESearchResult, parse_efetch, parse_esearch
+from hysem_assets_tests.paths import REALDATA, needs_realdata
 
-REALDATA = Path(__file__).parents[2].parent / "shared" / "realdata"
 EFETCH_DIR = REALDATA / "pubmed_metapub_efetch"
 ENTREZ_DIR = REALDATA / "pubmed_biopython_entrez"
-needs_realdata = pytest.mark.skipif(
-    not REALDATA.is_dir(), reason=f"real third-party responses not found at {REALDATA}"
-)
 EFETCH_FILES = sorted(EFETCH_DIR.glob("*.xml")) + sorted(ENTREZ_DIR.glob("pubmed*.xml"))
 
 
@@ -28,8 +25,7 @@ def fetch_one(path: Path) -> dict:
 # --- conformance: real efetch responses -------------------------------------------------
 
 
-@needs_realdata
-def test_the_real_efetch_corpus_is_there() -> None:
+def test_the_real_efetch_corpus_is_there() -> None:  # the guard: never skipped
     assert len(EFETCH_FILES) >= 80
 
 
@@ -83,13 +79,15 @@ def test_structured_abstract_keeps_section_labels() -> None:
     paragraphs = record["abstract"].split("\n\n")
 
     assert [paragraph.split(":")[0] for paragraph in paragraphs] == [
-        "BACKGROUND", "MATERIAL AND METHOD", "RESULTS", "INTERPRETATION",
+        "BACKGROUND",
+        "MATERIAL AND METHOD",
+        "RESULTS",
+        "INTERPRETATION",
     ]
     assert paragraphs[0].startswith("BACKGROUND: The number of burn patients over the age of 75")
     # the English title wins over the Norwegian VernacularTitle
     assert record["title"] == (
-        "Patients over 75 years admitted to the National Burn Centre, "
-        "Haukeland University Hospital, 2000-19."
+        "Patients over 75 years admitted to the National Burn Centre, Haukeland University Hospital, 2000-19."
     )
     assert record["authors"][0] == "Bruserud, Øyvind"
     assert record["doi"] == "10.4045/tidsskr.22.0358"
@@ -143,8 +141,7 @@ def test_unicode_in_titles_and_collective_names() -> None:
     record = fetch_one(EFETCH_DIR / "39382274.xml")
 
     assert record["title"].startswith(
-        "Assessment of the activity and mechanisms of resistance to cefiderocol and "
-        "combinations of β-lactams"
+        "Assessment of the activity and mechanisms of resistance to cefiderocol and combinations of β-lactams"
     )
     assert record["authors"][0] == "Blanco-Martín, Tania"
     assert record["authors"][-1].startswith("GEMARA-SEIMC/CIBERINFEC Study Group on the activity")
@@ -209,8 +206,8 @@ def test_esearch_without_hits_reports_the_phrase_not_found() -> None:
 
 @needs_realdata
 @pytest.mark.parametrize(
-    "name", ["esearch1.xml", "esearch2.xml", "esearch3.xml", "esearch5.xml",
-             "esearch6.xml", "esearch7.xml", "esearch8.xml"],
+    "name",
+    ["esearch1.xml", "esearch2.xml", "esearch3.xml", "esearch5.xml", "esearch6.xml", "esearch7.xml", "esearch8.xml"],
 )
 def test_every_real_esearch_file_parses(name: str) -> None:
     result = parse_esearch((ENTREZ_DIR / name).read_bytes(), where=name)
@@ -295,8 +292,7 @@ def test_edge_cases_of_a_translated_article() -> None:
 
 
 def test_reference_dois_are_never_taken_as_the_articles_own() -> None:
-    body = EDGE_ARTICLE.replace(b'<ELocationID EIdType="doi" ValidYN="Y">10.1234/EXAMPLE.2019.5'
-                                b"</ELocationID>", b"")
+    body = EDGE_ARTICLE.replace(b'<ELocationID EIdType="doi" ValidYN="Y">10.1234/EXAMPLE.2019.5</ELocationID>', b"")
     (record,) = parse_efetch(body)
 
     assert record["doi"] is None
@@ -326,9 +322,7 @@ def test_book_chapter() -> None:
     assert record["journal"] == "GeneReviews®"
     assert record["year"] == 1993
     assert record["authors"] == ["Stoller, James K"] and record["first_author"] == "Stoller"
-    assert record["abstract"] == (
-        "CLINICAL CHARACTERISTICS: Lung disease.\n\nDIAGNOSIS/TESTING: Serum test."
-    )
+    assert record["abstract"] == ("CLINICAL CHARACTERISTICS: Lung disease.\n\nDIAGNOSIS/TESTING: Serum test.")
     assert record["doi"] == "10.5555/genereviews.a1atd"
     assert record["raw"].startswith("<PubmedBookArticle>")
 

@@ -14,10 +14,12 @@ from hysem_assets.sources.scopus_json import SearchPage, parse_entry, parse_sear
 COMPLETE_ENTRY: dict[str, Any] = {
     "@_fa": "true",
     "link": [
-        {"@_fa": "true", "@ref": "self",
-         "@href": "https://api.elsevier.com/content/abstract/scopus_id/85081234567"},
-        {"@_fa": "true", "@ref": "scopus",
-         "@href": "https://www.scopus.com/inward/record.uri?partnerID=HzOxMe3b&scp=85081234567"},
+        {"@_fa": "true", "@ref": "self", "@href": "https://api.elsevier.com/content/abstract/scopus_id/85081234567"},
+        {
+            "@_fa": "true",
+            "@ref": "scopus",
+            "@href": "https://www.scopus.com/inward/record.uri?partnerID=HzOxMe3b&scp=85081234567",
+        },
     ],
     "prism:url": "https://api.elsevier.com/content/abstract/scopus_id/85081234567",
     "dc:identifier": "SCOPUS_ID:85081234567",
@@ -33,23 +35,49 @@ COMPLETE_ENTRY: dict[str, Any] = {
     "prism:coverDisplayDate": "1 June 2020",
     "prism:doi": "10.1016/J.AGEE.2020.106899",
     "pii": "S0167880920300840",
-    "dc:description": "Agroforestry stores carbon. We pooled 120 studies. "
-                      "© 2020 Elsevier B.V. All rights reserved.",
+    "dc:description": "Agroforestry stores carbon. We pooled 120 studies. © 2020 Elsevier B.V. All rights reserved.",
     "citedby-count": "42",
-    "affiliation": [{"@_fa": "true", "affilname": "Universität Göttingen",
-                     "affiliation-city": "Göttingen", "affiliation-country": "Germany"}],
+    "affiliation": [
+        {
+            "@_fa": "true",
+            "affilname": "Universität Göttingen",
+            "affiliation-city": "Göttingen",
+            "affiliation-country": "Germany",
+        }
+    ],
     "pubmed-id": "32145678",
     "prism:aggregationType": "Journal",
     "subtype": "re",
     "subtypeDescription": "Review",
     "author-count": {"@limit": "100", "@total": "3", "$": "3"},
     "author": [
-        {"@_fa": "true", "@seq": "1", "authid": "57190000001", "authname": "Müller J.",
-         "surname": "Müller", "given-name": "Jürgen", "initials": "J."},
-        {"@_fa": "true", "@seq": "2", "authid": "57190000002", "authname": "van der Berg A.",
-         "surname": "van der Berg", "given-name": None, "initials": "A."},
-        {"@_fa": "true", "@seq": "3", "authid": "57190000003", "authname": "Okafor C.N.",
-         "surname": None, "given-name": None, "initials": None},
+        {
+            "@_fa": "true",
+            "@seq": "1",
+            "authid": "57190000001",
+            "authname": "Müller J.",
+            "surname": "Müller",
+            "given-name": "Jürgen",
+            "initials": "J.",
+        },
+        {
+            "@_fa": "true",
+            "@seq": "2",
+            "authid": "57190000002",
+            "authname": "van der Berg A.",
+            "surname": "van der Berg",
+            "given-name": None,
+            "initials": "A.",
+        },
+        {
+            "@_fa": "true",
+            "@seq": "3",
+            "authid": "57190000003",
+            "authname": "Okafor C.N.",
+            "surname": None,
+            "given-name": None,
+            "initials": None,
+        },
     ],
     "authkeywords": "Agroforestry | Soil organic carbon | Meta-analysis",
     "article-number": "106899",
@@ -83,18 +111,29 @@ STANDARD_ENTRY: dict[str, Any] = {
 
 
 def search_body(entries: list[dict[str, Any]], total: int, start: int = 0) -> bytes:
-    return json.dumps({
-        "search-results": {
-            "opensearch:totalResults": str(total),
-            "opensearch:startIndex": str(start),
-            "opensearch:itemsPerPage": str(len(entries)),
-            "opensearch:Query": {"@role": "request", "@searchTerms": "TITLE-ABS-KEY(agroforestry)",
-                                 "@startPage": str(start)},
-            "link": [{"@_fa": "true", "@ref": "self", "@type": "application/json",
-                      "@href": "https://api.elsevier.com/content/search/scopus?start=0&count=25"}],
-            "entry": entries,
+    return json.dumps(
+        {
+            "search-results": {
+                "opensearch:totalResults": str(total),
+                "opensearch:startIndex": str(start),
+                "opensearch:itemsPerPage": str(len(entries)),
+                "opensearch:Query": {
+                    "@role": "request",
+                    "@searchTerms": "TITLE-ABS-KEY(agroforestry)",
+                    "@startPage": str(start),
+                },
+                "link": [
+                    {
+                        "@_fa": "true",
+                        "@ref": "self",
+                        "@type": "application/json",
+                        "@href": "https://api.elsevier.com/content/search/scopus?start=0&count=25",
+                    }
+                ],
+                "entry": entries,
+            }
         }
-    }).encode()
+    ).encode()
 
 
 def test_complete_view_entry() -> None:
@@ -149,13 +188,15 @@ def test_trailing_copyright_notice_is_dropped(description: str, expected: str | 
 
 
 def test_search_page() -> None:
-    page = parse_search_page(search_body([COMPLETE_ENTRY, STANDARD_ENTRY], total=1234, start=25),
-                             where="search start=25")
+    page = parse_search_page(
+        search_body([COMPLETE_ENTRY, STANDARD_ENTRY], total=1234, start=25), where="search start=25"
+    )
 
     assert isinstance(page, SearchPage)
     assert (page.total, page.start, page.items_per_page, page.failures) == (1234, 25, 2, [])
     assert [record["source_id"] for record in page.records] == [
-        "2-s2.0-85081234567", "2-s2.0-85100000002",
+        "2-s2.0-85081234567",
+        "2-s2.0-85100000002",
     ]
 
 
@@ -171,8 +212,7 @@ def test_one_broken_entry_costs_only_itself() -> None:
     broken = {**STANDARD_ENTRY, "eid": None, "dc:identifier": None}
     bad_authors = {**COMPLETE_ENTRY, "eid": "2-s2.0-1", "author": "not a list of objects"}
 
-    page = parse_search_page(search_body([broken, COMPLETE_ENTRY, bad_authors], total=3),
-                             where="search start=0")
+    page = parse_search_page(search_body([broken, COMPLETE_ENTRY, bad_authors], total=3), where="search start=0")
 
     assert [record["source_id"] for record in page.records] == ["2-s2.0-85081234567"]
     assert page.failures[0] == "entry #1: the entry has neither eid nor dc:identifier"
@@ -180,8 +220,9 @@ def test_one_broken_entry_costs_only_itself() -> None:
 
 
 def test_service_error_body_carries_the_api_message() -> None:
-    body = json.dumps({"service-error": {"status": {
-        "statusCode": "INVALID_INPUT", "statusText": "Error translating query"}}}).encode()
+    body = json.dumps(
+        {"service-error": {"status": {"statusCode": "INVALID_INPUT", "statusText": "Error translating query"}}}
+    ).encode()
 
     with pytest.raises(SourceFormatError) as caught:
         parse_search_page(body, where="search start=0")
@@ -193,8 +234,9 @@ def test_service_error_body_carries_the_api_message() -> None:
 
 
 def test_error_response_body_carries_the_api_message() -> None:
-    body = json.dumps({"error-response": {
-        "error-code": "TOO_MANY_REQUESTS", "error-message": "Quota Exceeded"}}).encode()
+    body = json.dumps(
+        {"error-response": {"error-code": "TOO_MANY_REQUESTS", "error-message": "Quota Exceeded"}}
+    ).encode()
 
     with pytest.raises(SourceFormatError, match="TOO_MANY_REQUESTS; Quota Exceeded"):
         parse_search_page(body, where="search start=50")

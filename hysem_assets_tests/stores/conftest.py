@@ -18,8 +18,8 @@ from neo4j import GraphDatabase
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets.stores.neo4j_graph import Neo4jGraphStore
-from hysem_assets.stores.neo4j_launcher import running_neo4j
 from hysem_assets_tests.knowledge.partition import schema
+from hysem_assets_tests.neo4j_launcher import running_neo4j
 
 #: Label of the one node that says "this database belongs to the test suite".
 TEST_MARKER = "HysemTestDatabase"

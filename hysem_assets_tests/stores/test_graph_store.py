@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from hysem_assets.knowledge.reports import load_reports, run_report
-from hysem_assets.settings import PROJECT_ROOT
 from hysem_assets.stores.graph import GraphStore, GraphStoreError, load_partition
 from hysem_assets_tests.knowledge.partition import ARTICLES, EXPECTED_REPORT, ODD_TERM, QUERY, partition, schema
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 REPORT = {r.name: r for r in load_reports(PROJECT_ROOT / "config" / "reports")}["ml_methods_ozone_heart"]
 

@@ -14,10 +14,10 @@ from dagster import DagsterInstance, materialize
 
 from hysem_assets.definitions import defs
 from hysem_assets.knowledge.assets import report_assets
-from hysem_assets.settings import PROJECT_ROOT
 from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, VectorStoreError
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 #: Opens the store, says so, closes it when a line arrives on stdin, then waits for EOF.
 HOLDER = """

@@ -9,8 +9,8 @@ import pytest
 
 from hysem_assets.stores.graph import GraphStoreError, load_partition
 from hysem_assets.stores.neo4j_graph import Neo4jGraphStore
-from hysem_assets.stores.neo4j_launcher import free_port
 from hysem_assets_tests.knowledge.partition import ARTICLES, partition, schema
+from hysem_assets_tests.neo4j_launcher import free_port
 from hysem_assets_tests.stores.conftest import empty_neo4j, neo4j_password
 from hysem_assets_tests.stores.tcp_proxy import CuttingProxy
 

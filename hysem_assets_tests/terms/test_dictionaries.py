@@ -8,10 +8,16 @@ from hysem_assets.terms import DictionaryConflictWarning, DictionaryError, build
 
 
 def test_a_synonym_under_two_canonical_terms_warns_and_stays_with_the_first() -> None:
-    with pytest.warns(DictionaryConflictWarning, match="'CHD' is listed under both 'coronary heart disease' and 'congenital heart disease'"):
+    with pytest.warns(
+        DictionaryConflictWarning,
+        match="'CHD' is listed under both 'coronary heart disease' and 'congenital heart disease'",
+    ):
         dictionary = build_dictionary(
             "health_outcome",
-            {"coronary heart disease": ["CHD", "coronary disease"], "congenital heart disease": ["CHD", "congenital heart defects"]},
+            {
+                "coronary heart disease": ["CHD", "coronary disease"],
+                "congenital heart disease": ["CHD", "congenital heart defects"],
+            },
         )
     assert dictionary.entries == {
         "coronary heart disease": ("coronary heart disease", "CHD", "coronary disease"),
@@ -44,4 +50,10 @@ def test_load_dictionaries_reads_one_file_per_field(tmp_path: Path) -> None:
 def test_a_malformed_dictionary_names_its_file(tmp_path: Path) -> None:
     (tmp_path / "geography.yaml").write_text("Vietnam: Viet Nam\n", encoding="utf-8")
     with pytest.raises(DictionaryError, match="geography.yaml must map each canonical term to a list"):
+        load_dictionaries(tmp_path)
+
+
+def test_a_spelling_yaml_reads_as_a_boolean_must_be_quoted(tmp_path: Path) -> None:
+    (tmp_path / "pollutant_terms.yaml").write_text("nitric oxide: [NO]\n", encoding="utf-8")
+    with pytest.raises(DictionaryError, match=r"pollutant_terms.yaml: False is not text; quote the spelling"):
         load_dictionaries(tmp_path)

@@ -6,18 +6,27 @@ import pandas as pd
 import pytest
 import yaml
 
-from hysem_assets.terms import TermEncoder, build_dictionary, load_dictionaries, map_terms
+from hysem_assets.embeddings import Encoder
+from hysem_assets.terms import build_dictionary, load_dictionaries, map_terms
 
 DICTIONARIES = {
-    "ml_methods_used": build_dictionary("ml_methods_used", {
-        "random forest": ["RF"],
-        "gradient boosting": ["XGBoost", "gradient boosted trees"],
-        "long short-term memory": ["LSTM"],
-        "support vector machine": ["SVM"],
-    }),
-    "pollutant_terms": build_dictionary("pollutant_terms", {
-        "PM2.5": ["fine particulate matter"], "NO2": ["nitrogen dioxide"], "ozone": ["O3"],
-    }),
+    "ml_methods_used": build_dictionary(
+        "ml_methods_used",
+        {
+            "random forest": ["RF"],
+            "gradient boosting": ["XGBoost", "gradient boosted trees"],
+            "long short-term memory": ["LSTM"],
+            "support vector machine": ["SVM"],
+        },
+    ),
+    "pollutant_terms": build_dictionary(
+        "pollutant_terms",
+        {
+            "PM2.5": ["fine particulate matter"],
+            "NO2": ["nitrogen dioxide"],
+            "ozone": ["O3"],
+        },
+    ),
 }
 
 
@@ -45,18 +54,27 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def first_run(cache_dir: Path):
-    encoder = TermEncoder()
+    encoder = Encoder()
     return map_terms(TERMS, DICTIONARIES, cache_dir=cache_dir, encoder=encoder), encoder
 
 
 def test_exact_normalized_and_embedding_matches(first_run) -> None:
     mapping = first_run[0].mapping.set_index(["field", "raw_term"])
     assert mapping.loc[("ml_methods_used", "XGBoost"), ["canonical", "method", "score", "occurrences"]].tolist() == [
-        "gradient boosting", "exact", 1.0, 2]
-    assert mapping.loc[("ml_methods_used", "Random-Forests"), ["canonical", "method"]].tolist() == ["random forest", "normalized"]
+        "gradient boosting",
+        "exact",
+        1.0,
+        2,
+    ]
+    assert mapping.loc[("ml_methods_used", "Random-Forests"), ["canonical", "method"]].tolist() == [
+        "random forest",
+        "normalized",
+    ]
     assert mapping.loc[("pollutant_terms", "PM₂.₅"), ["canonical", "method"]].tolist() == ["PM2.5", "normalized"]
-    for key, canonical in {("ml_methods_used", "extreme gradient boosting"): "gradient boosting",
-                           ("pollutant_terms", "ground-level ozone"): "ozone"}.items():
+    for key, canonical in {
+        ("ml_methods_used", "extreme gradient boosting"): "gradient boosting",
+        ("pollutant_terms", "ground-level ozone"): "ozone",
+    }.items():
         assert mapping.loc[key, "canonical"] == canonical and mapping.loc[key, "method"] == "embedding"
         assert 0.55 <= mapping.loc[key, "score"] < 1.0
 
@@ -71,7 +89,13 @@ def test_out_of_domain_terms_stay_unmatched_with_their_nearest_candidates(first_
     assert unmatched.loc[("geography", "Bavaria"), "candidates"] == []
     assert " " not in result.mapping["raw_term"].tolist()
     fields = result.fields.set_index("field")
-    assert fields.loc["ml_methods_used", ["terms", "exact", "normalized", "embedding", "unmatched"]].tolist() == [4, 1, 1, 1, 1]
+    assert fields.loc["ml_methods_used", ["terms", "exact", "normalized", "embedding", "unmatched"]].tolist() == [
+        4,
+        1,
+        1,
+        1,
+        1,
+    ]
     assert fields.loc["ml_methods_used", "match_rate"] == pytest.approx(0.75)
     assert fields.loc["geography", "dictionary_cache"] == "none"
 
@@ -85,7 +109,7 @@ def test_dictionary_embeddings_are_cached_by_content(first_run, cache_dir: Path)
     files = {path: path.stat().st_mtime_ns for path in cache_dir.glob("*.npy")}
     assert len(files) == 2
 
-    again = TermEncoder()
+    again = Encoder()
     second = map_terms(TERMS, DICTIONARIES, cache_dir=cache_dir, encoder=again)
     assert again.encoded == embedded_raw
     assert {path: path.stat().st_mtime_ns for path in cache_dir.glob("*.npy")} == files
@@ -102,8 +126,10 @@ def test_per_field_thresholds_override_the_default(cache_dir: Path) -> None:
 
 def test_unmatched_terms_become_pasteable_suggestions(cache_dir: Path) -> None:
     terms = raw(
-        ("a", "ml_methods_used", "graph neural network"), ("b", "ml_methods_used", "graph neural network"),
-        ("c", "ml_methods_used", "graph neural networks (GNN)"), ("d", "ml_methods_used", "graph neural networks"),
+        ("a", "ml_methods_used", "graph neural network"),
+        ("b", "ml_methods_used", "graph neural network"),
+        ("c", "ml_methods_used", "graph neural networks (GNN)"),
+        ("d", "ml_methods_used", "graph neural networks"),
         ("e", "ml_methods_used", "sourdough baking"),
     )
     result = map_terms(terms, DICTIONARIES, cache_dir=cache_dir)
@@ -113,7 +139,7 @@ def test_unmatched_terms_become_pasteable_suggestions(cache_dir: Path) -> None:
 
 
 def test_empty_input_gives_empty_tables_without_loading_a_model(cache_dir: Path) -> None:
-    encoder = TermEncoder(model="/nonexistent/model")
+    encoder = Encoder(model="/nonexistent/model")
     result = map_terms(raw(), DICTIONARIES, cache_dir=cache_dir, encoder=encoder)
     assert encoder.encoded == 0
     for table in (result.mapping, result.unmatched, result.suggestions, result.fields, result.conflicts):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 THEMES = {
     "pollution": "ozone nitrogen dioxide particulate emission traffic smog sulphur monitor station concentration wildfire smoke".split(),
@@ -29,7 +29,9 @@ def planted_corpus(per_theme: int = 20, words: int = 40, noise: int = 6, seed: i
 
 def sample_abstracts() -> pd.DataFrame:
     """Title and abstract (sections joined) of every article in the bundled sample."""
-    articles = yaml.safe_load((PROJECT_ROOT / "hysem_assets" / "sample" / "articles.yaml").read_text(encoding="utf-8"))["articles"]
+    articles = yaml.safe_load((PROJECT_ROOT / "hysem_assets" / "sample" / "articles.yaml").read_text(encoding="utf-8"))[
+        "articles"
+    ]
 
     def text(article: dict) -> str:
         abstract = article.get("abstract") or ""

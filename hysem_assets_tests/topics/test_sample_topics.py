@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from hysem_assets.topics import build_topics, load_topic_settings
-
 from hysem_assets_tests.topics.corpora import sample_abstracts
 
 

@@ -12,7 +12,6 @@ from hysem_assets.topics import (
     load_topic_settings,
     write_intertopic_view,
 )
-
 from hysem_assets_tests.topics.corpora import THEMES, planted_corpus
 
 
@@ -101,8 +100,10 @@ def test_documents_without_words_or_columns_are_rejected_clearly() -> None:
 def test_labels_come_from_the_given_labeller_and_progress_is_reported(planted: pd.DataFrame) -> None:
     ticks: list[tuple[int, int | None]] = []
     model = build_topics(
-        planted, settings(n_topics=[3], passes=[5, 10]),
-        label_topic=lambda words: f"about {words[0]}", progress=lambda done, total: ticks.append((done, total)),
+        planted,
+        settings(n_topics=[3], passes=[5, 10]),
+        label_topic=lambda words: f"about {words[0]}",
+        progress=lambda done, total: ticks.append((done, total)),
     )
     assert all(label == f"about {words[0]}" for label, words in zip(model.topics["label"], model.topics["top_words"]))
     assert ticks == [(1, 2), (2, 2)]

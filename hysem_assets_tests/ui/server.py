@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from hysem_assets.backfill import graphql, repository_selector
-from hysem_assets.settings import PROJECT_ROOT
-from hysem_assets.stores.neo4j_launcher import free_port
+from hysem_assets_tests.neo4j_launcher import free_port
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 SAMPLE = "air-pollution-cardio-ml"
 ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "ui"
@@ -42,10 +42,21 @@ class DagsterServer:
 
 def _write_workspace(path: Path) -> None:
     """hysem's code location plus the pool test's stand-in assets."""
-    path.write_text(yaml.safe_dump({"load_from": [
-        {"python_module": {"module_name": "hysem_assets.definitions", "working_directory": str(PROJECT_ROOT)}},
-        {"python_file": {"relative_path": str(POOL_DEFS), "location_name": "pool_test"}},
-    ]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "load_from": [
+                    {
+                        "python_module": {
+                            "module_name": "hysem_assets.definitions",
+                            "working_directory": str(PROJECT_ROOT),
+                        }
+                    },
+                    {"python_file": {"relative_path": str(POOL_DEFS), "location_name": "pool_test"}},
+                ]
+            }
+        )
+    )
 
 
 def _register_sample(dagster_home: Path) -> None:
@@ -63,7 +74,9 @@ def wait_until_loaded(url: str, process: subprocess.Popen, log: Path, expected_l
             raise RuntimeError(f"dagster dev exited early:\n{log.read_text()[-4000:]}")
         try:
             urllib.request.urlopen(f"{url}/server_info", timeout=2).close()
-            locations = graphql(url, "{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus } } } }")
+            locations = graphql(
+                url, "{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus } } } }"
+            )
             entries = locations["workspaceOrError"]["locationEntries"]
             if len(entries) == expected_locations and all(e["loadStatus"] == "LOADED" for e in entries):
                 return
@@ -75,10 +88,16 @@ def wait_until_loaded(url: str, process: subprocess.Popen, log: Path, expected_l
 
 def _stop_queries_sensor(url: str) -> None:
     selector = {**repository_selector(url), "sensorName": "queries_sensor"}
-    sensor = graphql(url, "query($s: SensorSelector!) { sensorOrError(sensorSelector: $s) { ... on Sensor { sensorState { id } } } }",
-                     {"s": selector})["sensorOrError"]
-    result = graphql(url, "mutation($id: String) { stopSensor(id: $id) { __typename ... on StopSensorMutationResult { instigationState { status } } } }",
-                     {"id": sensor["sensorState"]["id"]})["stopSensor"]
+    sensor = graphql(
+        url,
+        "query($s: SensorSelector!) { sensorOrError(sensorSelector: $s) { ... on Sensor { sensorState { id } } } }",
+        {"s": selector},
+    )["sensorOrError"]
+    result = graphql(
+        url,
+        "mutation($id: String) { stopSensor(id: $id) { __typename ... on StopSensorMutationResult { instigationState { status } } } }",
+        {"id": sensor["sensorState"]["id"]},
+    )["stopSensor"]
     assert result["instigationState"]["status"] == "STOPPED", result
 
 
@@ -109,12 +128,18 @@ def dagster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HYSEM_", "DAGSTER_"))}
-    env.update(HYSEM_HOME=str(home), DAGSTER_HOME=str(dagster_home), HYSEM_CONFIG_DIR=str(config), HYSEM_PROFILE="local")
+    env.update(
+        HYSEM_HOME=str(home), DAGSTER_HOME=str(dagster_home), HYSEM_CONFIG_DIR=str(config), HYSEM_PROFILE="local"
+    )
     log = root / "dagster-dev.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", str(port), "-w", str(workspace)],
-            cwd=PROJECT_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         wait_until_loaded(url, process, log)
@@ -128,9 +153,12 @@ def dagster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster
 
 def materialized_partitions(url: str, asset: str, partitions: list[str]) -> set[str]:
     """Which of ``partitions`` of ``asset`` have a materialization, as the UI's API reports."""
-    data = graphql(url, """query($path: [String!]!, $partitions: [String!]) { assetOrError(assetKey: {path: $path}) {
+    data = graphql(
+        url,
+        """query($path: [String!]!, $partitions: [String!]) { assetOrError(assetKey: {path: $path}) {
         ... on Asset { assetMaterializations(partitions: $partitions) { partition } } } }""",
-                   {"path": asset.split("/"), "partitions": partitions})
+        {"path": asset.split("/"), "partitions": partitions},
+    )
     return {event["partition"] for event in data["assetOrError"]["assetMaterializations"]}
 
 
@@ -145,9 +173,12 @@ def wait_for(condition, timeout: float, message: str, poll: float = 1.0):
 
 
 def runs(url: str, **run_filter) -> list[dict]:
-    data = graphql(url, """query($filter: RunsFilter) { runsOrError(filter: $filter) { ... on Runs { results {
+    data = graphql(
+        url,
+        """query($filter: RunsFilter) { runsOrError(filter: $filter) { ... on Runs { results {
         runId status jobName tags { key value } stepStats { stepKey status startTime endTime } } } } }""",
-                   {"filter": run_filter})
+        {"filter": run_filter},
+    )
     return data["runsOrError"]["results"]
 
 
@@ -157,13 +188,16 @@ LAUNCH_RUN = """mutation($params: ExecutionParams!) { launchRun(executionParams:
 
 def launch_run(url: str, selector: dict[str, str], run_config: dict | None = None) -> str:
     """Launch one run of a job through the webserver, as the launchpad does; its run id."""
-    launched = graphql(url, LAUNCH_RUN, {"params": {"selector": selector, "runConfigData": run_config or {}}})["launchRun"]
+    launched = graphql(url, LAUNCH_RUN, {"params": {"selector": selector, "runConfigData": run_config or {}}})[
+        "launchRun"
+    ]
     assert launched["__typename"] == "LaunchRunSuccess", launched
     return launched["run"]["runId"]
 
 
 def wait_for_run(url: str, run_id: str, timeout: float) -> dict:
     """The run once it has finished (whatever its status)."""
+
     def finished():
         run = next(r for r in runs(url, runIds=[run_id]))
         return run if run["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None

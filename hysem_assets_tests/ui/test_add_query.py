@@ -16,7 +16,12 @@ TERMINATE = """mutation($id: String!) { terminateRun(runId: $id) { __typename } 
 def test_a_query_added_from_the_launchpad_is_registered_and_run(dagster_server: DagsterServer) -> None:
     url = dagster_server.url
     selector = {**repository_selector(url, "add_query_job"), "jobName": "add_query_job"}
-    config = {"text": "ozone and arrhythmia", "slug": SLUG, "sources": ["pubmed", "openalex"], "date_from": "2018-01-01"}
+    config = {
+        "text": "ozone and arrhythmia",
+        "slug": SLUG,
+        "sources": ["pubmed", "openalex"],
+        "date_from": "2018-01-01",
+    }
     run = wait_for_run(url, launch_run(url, selector, {"ops": {"add_query": {"config": config}}}), timeout=180)
     assert run["status"] == "SUCCESS", run
 
@@ -39,10 +44,16 @@ def test_a_query_added_from_the_launchpad_is_registered_and_run(dagster_server: 
 def test_a_launchpad_query_without_text_fails_with_a_clear_message(dagster_server: DagsterServer) -> None:
     url = dagster_server.url
     selector = {**repository_selector(url, "add_query_job"), "jobName": "add_query_job"}
-    run = wait_for_run(url, launch_run(url, selector, {"ops": {"add_query": {"config": {"slug": "no-text"}}}}), timeout=180)
+    run = wait_for_run(
+        url, launch_run(url, selector, {"ops": {"add_query": {"config": {"slug": "no-text"}}}}), timeout=180
+    )
     assert run["status"] == "FAILURE"
-    logs = graphql(url, """query($id: ID!) { logsForRun(runId: $id) { ... on EventConnection { events {
-        __typename ... on ExecutionStepFailureEvent { failureMetadata { description } } } } } }""", {"id": run["runId"]})
+    logs = graphql(
+        url,
+        """query($id: ID!) { logsForRun(runId: $id) { ... on EventConnection { events {
+        __typename ... on ExecutionStepFailureEvent { failureMetadata { description } } } } } }""",
+        {"id": run["runId"]},
+    )
     failures = [e["failureMetadata"]["description"] for e in logs["logsForRun"]["events"] if e.get("failureMetadata")]
     assert any("Give the query text" in (text or "") and "launchpad" in (text or "") for text in failures), failures
     assert "no-text" not in load_queries(dagster_server.config_dir / "queries.yaml")

@@ -26,8 +26,9 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
     with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")),
-                                              args=["--no-sandbox"])
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium")), args=["--no-sandbox"]
+        )
         yield chromium
         chromium.close()
 
@@ -85,3 +86,24 @@ def test_materialize_one_asset_by_clicking(page, dagster_server: DagsterServer) 
     wait_for(lambda: run["runId"][:8] in page.inner_text("body"), timeout=30, message="the run id on the asset page")
     page.get_by_text("Materialized", exact=True).wait_for()  # the badge of the selected partition
     screenshot(page, "materialized-asset")
+
+
+def test_resources_page_lists_every_resource_with_its_config(page) -> None:
+    page.goto("/locations/hysem_assets.definitions/resources")
+    for name in (
+        "scholarly_apis",
+        "pdf_fetcher",
+        "pdf_parser",
+        "field_extractor",
+        "topic_modeller",
+        "term_unifier",
+        "chunk_store",
+        "graph_database",
+        "answer_models",
+        "io_manager",
+    ):
+        page.get_by_text(name, exact=True).first.wait_for()
+    screenshot(page, "resources")
+    page.get_by_text("chunk_store", exact=True).first.click()
+    page.get_by_text("settings").first.wait_for()
+    screenshot(page, "resource-chunk-store")

@@ -10,13 +10,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 DEPLOY = PROJECT_ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 #: Top-level keys of the ``dagster-k8s/config`` tag (dagster_k8s.job.UserDefinedDagsterK8sConfig).
-K8S_CONFIG_KEYS = {"container_config", "pod_template_spec_metadata", "pod_spec_config", "job_config",
-                   "job_metadata", "job_spec_config", "merge_behavior"}
+K8S_CONFIG_KEYS = {
+    "container_config",
+    "pod_template_spec_metadata",
+    "pod_spec_config",
+    "job_config",
+    "job_metadata",
+    "job_spec_config",
+    "merge_behavior",
+}
 
 
 def _load(path: Path) -> list:
@@ -38,7 +45,9 @@ def test_step_tags_cover_exactly_the_gpu_pool_assets() -> None:
     from hysem_assets.definitions import defs
 
     graph = defs.resolve_asset_graph()
-    gpu_assets = {key.to_user_string() for key in graph.get_all_asset_keys() if graph.assets_def_for_key(key).op.pool == "gpu"}
+    gpu_assets = {
+        key.to_user_string() for key in graph.get_all_asset_keys() if graph.assets_def_for_key(key).op.pool == "gpu"
+    }
     assert set(_step_tags()) == gpu_assets
 
 
@@ -84,7 +93,9 @@ def test_services_select_their_workloads() -> None:
     for service in (d for d in docs if d["kind"] == "Service"):
         workload = workloads[service["metadata"]["name"]]
         template = workload["spec"]["template"]
-        assert workload["spec"]["selector"]["matchLabels"] == template["metadata"]["labels"] == service["spec"]["selector"]
+        assert (
+            workload["spec"]["selector"]["matchLabels"] == template["metadata"]["labels"] == service["spec"]["selector"]
+        )
         container_ports = {p["containerPort"] for c in template["spec"]["containers"] for p in c["ports"]}
         assert {p["targetPort"] for p in service["spec"]["ports"]} <= container_ports
 

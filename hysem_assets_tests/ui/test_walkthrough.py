@@ -22,8 +22,8 @@ import pytest
 
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.qa import DPO_KEYS
-from hysem_assets.settings import PROJECT_ROOT
-from hysem_assets.stores.neo4j_launcher import free_port
+from hysem_assets_tests.neo4j_launcher import free_port
+from hysem_assets_tests.paths import PROJECT_ROOT
 from hysem_assets_tests.ui.server import stop, wait_until_loaded
 
 SECTION = "## From the demo to the UI, new queries and a preference dataset"
@@ -56,8 +56,12 @@ def walkthrough(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
     _scratch_checkout(work)
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HYSEM_", "DAGSTER_"))}
-    env.update(HYSEM_HOME=str(home), HYSEM_CONFIG_DIR=str(config), HYSEM_UI_PORT=str(port),
-               HYSEM_DAGSTER_URL=f"http://127.0.0.1:{port}")
+    env.update(
+        HYSEM_HOME=str(home),
+        HYSEM_CONFIG_DIR=str(config),
+        HYSEM_UI_PORT=str(port),
+        HYSEM_DAGSTER_URL=f"http://127.0.0.1:{port}",
+    )
     yield work, env, walkthrough_commands((PROJECT_ROOT / "README.md").read_text(encoding="utf-8"))
 
 
@@ -78,13 +82,22 @@ def test_every_walkthrough_command_works_as_written(walkthrough) -> None:
         for command in commands:
             if command.startswith(SERVER_COMMAND):
                 with log.open("wb") as out:
-                    server = subprocess.Popen(["bash", "-c", command], cwd=work, env=env, stdout=out,
-                                              stderr=subprocess.STDOUT, start_new_session=True)
+                    server = subprocess.Popen(
+                        ["bash", "-c", command],
+                        cwd=work,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    )
                 wait_until_loaded(env["HYSEM_DAGSTER_URL"], server, log, expected_locations=1)
                 continue
-            done = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True,
-                                  timeout=COMMAND_TIMEOUT)
-            assert done.returncode == 0, f"`{command}` failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT
+            )
+            assert done.returncode == 0, (
+                f"`{command}` failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+            )
             outputs[command] = done.stdout
         assert server is not None and server.poll() is None, "make ui is not running any more"
         _check_results(work, env, outputs)
@@ -103,8 +116,14 @@ def _check_results(work: Path, env: dict[str, str], outputs: dict[str, str]) -> 
     assert len(pd.read_csv(work / "pubmed.csv")) == truth["expected_counts"]["pubmed"]
 
     added = re.findall(r"--slug (\S+)", "\n".join(command for command in outputs if "query add" in command))
-    everything = subprocess.run([str(PROJECT_ROOT / ".venv" / "bin" / "hysem"), "status", "--json"], cwd=work,
-                                env=env, capture_output=True, text=True, check=True).stdout
+    everything = subprocess.run(
+        [str(PROJECT_ROOT / ".venv" / "bin" / "hysem"), "status", "--json"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rows = [row for row in json.loads(everything) if row["query"] in added]
     assert {row["query"] for row in rows} == set(added)
     missing = [f"{row['query']}:{row['asset']}" for row in rows if not row["materialized"]]

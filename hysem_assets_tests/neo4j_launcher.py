@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hysem_assets.settings import PROJECT_ROOT
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 LAUNCHER_DIR = PROJECT_ROOT / "tools" / "neo4j-launcher"
 LAUNCHER_JAR = LAUNCHER_DIR / "target" / "neo4j-launcher.jar"

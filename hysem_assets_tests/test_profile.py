@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.settings import ProfileError, load_profile
+from hysem_assets.profile import ProfileError
+from hysem_assets.resources import build_resources, load_profile
 from hysem_assets.sources.endpoints import needs_mirror, resolve_endpoint
 
 
@@ -19,7 +20,10 @@ def test_local_profile_uses_the_mirror_and_gpu_profile_the_public_apis():
 def test_environment_overrides_profile_and_mirror(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("HYSEM_OPENALEX_URL", "http://127.0.0.1:1234/")
     for name in ("local", "gpu"):
-        assert resolve_endpoint("openalex", load_profile(name), mirror_urls={"openalex": "http://m"}).base_url == "http://127.0.0.1:1234"
+        assert (
+            resolve_endpoint("openalex", load_profile(name), mirror_urls={"openalex": "http://m"}).base_url
+            == "http://127.0.0.1:1234"
+        )
     assert needs_mirror(load_profile("local"), ["openalex"]) is False
     assert needs_mirror(load_profile("local"), ["openalex", "pubmed"]) is True
 
@@ -47,29 +51,36 @@ def test_profile_selected_by_environment_and_errors_are_clear(monkeypatch: pytes
         load_profile(str(bad))
 
 
-@pytest.mark.parametrize("profile", ["local", "gpu"])
-def test_every_asset_section_of_the_bundled_profiles_is_valid(profile: str):
-    from hysem_assets.extraction.assets import ExtractionSettings
-    from hysem_assets.llm import parse_backend_config
-    from hysem_assets.parsing.assets import ParsingSettings
-    from hysem_assets.qa import QASettings
-    from hysem_assets.retrieval.settings import VectorIndexSettings
-    from hysem_assets.stores.settings import GraphSettings
-    from hysem_assets.terms.assets import TermsSettings
-    from hysem_assets.topics.assets import TopicsPlacement
+def test_a_misspelled_key_names_the_file_the_key_and_the_allowed_keys(tmp_path: Path):
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("name: typo\nassets:\n  vector_index:\n    modle: all-mpnet-base-v2\n  answerz: {}\n")
+    with pytest.raises(ProfileError) as raised:
+        load_profile(str(bad))
+    message = str(raised.value)
+    assert str(bad) in message
+    assert "unknown key `assets.vector_index.modle` (allowed here: batch_size, collection, device," in message
+    assert "unknown key `assets.answerz` (allowed here: answers, canonical_terms, extracted_fields," in message
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- name: x\n")
+    with pytest.raises(ProfileError, match="must be a mapping"):
+        load_profile(str(listed))
 
-    loaded = load_profile(profile)
-    models = {
-        "parsed_docs": ParsingSettings, "extracted_fields": ExtractionSettings, "topics": TopicsPlacement,
-        "canonical_terms": TermsSettings, "vector_index": VectorIndexSettings, "knowledge_graph": GraphSettings,
-        "answers": QASettings,
-    }
-    assert set(loaded.assets) == set(models)
-    for name, model in models.items():
-        settings = loaded.asset_settings(name, model)
+
+@pytest.mark.parametrize("profile", ["local", "gpu"])
+def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str):
+    from hysem_assets.llm import parse_backend_config
+
+    resources = build_resources(load_profile(profile))
+    assert set(resources) == {
+        "io_manager", "scholarly_apis", "pdf_fetcher", "pdf_parser", "field_extractor", "topic_modeller",
+        "term_unifier", "chunk_store", "graph_database", "answer_models",
+    }  # fmt: skip
+    for resource in resources.values():
+        settings = getattr(resource, "settings", None)
         for role in ("llm", "generator", "auditor", "cypher"):
             config = getattr(settings, role, None)
             if config and config.get("backend") not in ("extractive", "rules"):
                 parse_backend_config(config)
     if profile == "gpu":
-        assert loaded.asset_settings("parsed_docs", ParsingSettings).devices == ["cuda:0", "cuda:1"]
+        assert resources["pdf_parser"].settings.devices == ["cuda:0", "cuda:1"]
+        assert resources["graph_database"].settings.backend == "neo4j"

@@ -1,4 +1,4 @@
-"""Raw extracted terms to canonical terms: exact, then normalized, then embedding similarity."""
+"""Raw extracted terms to canonical terms: exact, then a spelling variant, then embedding similarity."""
 
 from __future__ import annotations
 
@@ -9,15 +9,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from hysem_assets.embeddings import Encoder
+from hysem_assets.profile import TERM_THRESHOLD
 from hysem_assets.terms.dictionaries import SynonymDictionary
-from hysem_assets.terms.embeddings import TermEncoder, dictionary_embeddings
-from hysem_assets.terms.normalize import normalize_term
+from hysem_assets.terms.embeddings import dictionary_embeddings
+from hysem_assets.terms.matcher import TermMatcher
 from hysem_assets.terms.suggestions import suggest_entries, suggestions_yaml
 
-DEFAULT_THRESHOLD = 0.55
 MAPPING_COLUMNS = ["field", "raw_term", "canonical", "score", "method", "occurrences"]
 UNMATCHED_COLUMNS = ["field", "raw_term", "occurrences", "candidates", "candidate_scores"]
-FIELD_COLUMNS = ["field", "terms", "exact", "normalized", "embedding", "unmatched", "match_rate", "threshold", "dictionary_cache"]
+FIELD_COLUMNS = [
+    "field",
+    "terms",
+    "exact",
+    "normalized",
+    "embedding",
+    "unmatched",
+    "match_rate",
+    "threshold",
+    "dictionary_cache",
+]
 CONFLICT_COLUMNS = ["field", "spelling", "kept_under", "dropped_from", "message"]
 #: Similarity rows computed at once: bounds memory for large dictionaries (about 64 MiB of float32).
 _BLOCK_CELLS = 1 << 24
@@ -45,8 +56,8 @@ def map_terms(
     dictionaries: Mapping[str, SynonymDictionary],
     *,
     cache_dir: Path,
-    encoder: TermEncoder | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
+    encoder: Encoder | None = None,
+    threshold: float = TERM_THRESHOLD,
     thresholds: Mapping[str, float] | None = None,
     candidates: int = 3,
     suggestion_similarity: float = 0.7,
@@ -61,12 +72,13 @@ def map_terms(
     Blank terms carry nothing to map and are left out. ``progress(done, total)`` follows the
     embedding of raw terms, the long step.
     """
-    encoder = encoder or TermEncoder()
+    encoder = encoder or Encoder()
     thresholds = dict(thresholds or {})
     terms = _distinct_terms(raw_terms)
-    lookups = {field_name: _Lookup.of(dictionary) for field_name, dictionary in dictionaries.items()}
+    exact = {field_name: dict(dictionary.spellings) for field_name, dictionary in dictionaries.items()}
     matched = [
-        lookups[f].match(t) if f in lookups else (None, None) for f, t in zip(terms["field"], terms["raw_term"])
+        _match(exact[f], dictionaries[f].matcher, t) if f in dictionaries else (None, None)
+        for f, t in zip(terms["field"], terms["raw_term"])
     ]
     terms["canonical"] = [canonical for canonical, _ in matched]
     terms["method"] = [method or "unmatched" for _, method in matched]
@@ -89,7 +101,9 @@ def map_terms(
         accepted = scores[:, 0] >= thresholds.get(field_name, threshold)
         terms.loc[group.index, "score"] = scores[:, 0]
         terms.loc[group.index, "candidates"] = pd.Series(names, index=group.index)
-        terms.loc[group.index, "candidate_scores"] = pd.Series([row.astype(float).round(4).tolist() for row in scores], index=group.index)
+        terms.loc[group.index, "candidate_scores"] = pd.Series(
+            [row.astype(float).round(4).tolist() for row in scores], index=group.index
+        )
         terms.loc[group.index[accepted], "canonical"] = [row[0] for row, ok in zip(names, accepted) if ok]
         terms.loc[group.index[accepted], "method"] = "embedding"
 
@@ -101,28 +115,22 @@ def map_terms(
         suggestions=suggest_entries(unmatched, unmatched_vectors, suggestion_similarity),
         fields=_field_table(terms, dictionaries, thresholds, threshold, cache_state),
         conflicts=pd.DataFrame(
-            [(c.field, c.spelling, c.kept_under, c.dropped_from, c.message) for d in dictionaries.values() for c in d.conflicts],
+            [
+                (c.field, c.spelling, c.kept_under, c.dropped_from, c.message)
+                for d in dictionaries.values()
+                for c in d.conflicts
+            ],
             columns=CONFLICT_COLUMNS,
         ),
     )
 
 
-@dataclass(frozen=True)
-class _Lookup:
-    exact: Mapping[str, str]
-    normalized: Mapping[str, str]
-
-    @classmethod
-    def of(cls, dictionary: SynonymDictionary) -> _Lookup:
-        pairs = dictionary.spellings
-        return cls(dict(pairs), {normalize_term(spelling): canonical for spelling, canonical in pairs})
-
-    def match(self, term: str) -> tuple[str | None, str | None]:
-        if term in self.exact:
-            return self.exact[term], "exact"
-        key = normalize_term(term)
-        canonical = self.normalized.get(key) if key else None
-        return (canonical, "normalized") if canonical else (None, None)
+def _match(exact: Mapping[str, str], matcher: TermMatcher, term: str) -> tuple[str | None, str | None]:
+    """A spelling as listed ("exact"), else one of its variants ("normalized"), as text matching allows."""
+    if term in exact:
+        return exact[term], "exact"
+    canonical = matcher.lookup(term)
+    return (canonical, "normalized") if canonical else (None, None)
 
 
 def _distinct_terms(raw_terms: pd.DataFrame) -> pd.DataFrame:
@@ -157,13 +165,20 @@ def _nearest(
 
 
 def _field_table(
-    terms: pd.DataFrame, dictionaries: Mapping[str, SynonymDictionary], thresholds: Mapping[str, float],
-    threshold: float, cache_state: Mapping[str, str],
+    terms: pd.DataFrame,
+    dictionaries: Mapping[str, SynonymDictionary],
+    thresholds: Mapping[str, float],
+    threshold: float,
+    cache_state: Mapping[str, str],
 ) -> pd.DataFrame:
-    counts = pd.crosstab(terms["field"], terms["method"]).reindex(columns=["exact", "normalized", "embedding", "unmatched"], fill_value=0)
+    counts = pd.crosstab(terms["field"], terms["method"]).reindex(
+        columns=["exact", "normalized", "embedding", "unmatched"], fill_value=0
+    )
     table = counts.reset_index().rename_axis(columns=None)
     table.insert(1, "terms", counts.sum(axis=1).to_numpy())
     table["match_rate"] = 1.0 - table["unmatched"] / table["terms"]
     table["threshold"] = [thresholds.get(f, threshold) if f in dictionaries else np.nan for f in table["field"]]
-    table["dictionary_cache"] = [cache_state.get(f, "none" if f not in dictionaries else "unused") for f in table["field"]]
+    table["dictionary_cache"] = [
+        cache_state.get(f, "none" if f not in dictionaries else "unused") for f in table["field"]
+    ]
     return table[FIELD_COLUMNS]

@@ -1,4 +1,4 @@
-"""``assets.answers`` in a profile, and building the QA engine from it.
+"""Building the QA engine from the ``answer_models`` resource and the stores.
 
 ``generator``, ``auditor`` and ``cypher`` are backend mappings: ``{backend: extractive}``
 and ``{backend: rules}`` are the embedded defaults (options next to ``backend``); any
@@ -14,70 +14,54 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
 
+from hysem_assets.embeddings import Encoder
 from hysem_assets.knowledge.fields import mapping_vocabulary
 from hysem_assets.knowledge.mentions import merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema, load_schema
 from hysem_assets.llm import build_backend
-from hysem_assets.retrieval.embedding import Embedder
-from hysem_assets.retrieval.indexing import keyword_folder
-from hysem_assets.retrieval.keyword import KeywordIndex
-from hysem_assets.retrieval.settings import VectorIndexSettings
-from hysem_assets.stores.graph import GraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
-from hysem_assets.stores.settings import GraphSettings, keyword_root, open_chunk_store, open_graph_store
-from hysem_assets.terms import SynonymDictionary, load_dictionaries
+from hysem_assets.profile import AnswerSettings
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
 from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
 from hysem_assets.qa.sources import chunk_rows, library_records
 from hysem_assets.qa.terms import BroaderTerms, entity_matchers, load_broader_terms
+from hysem_assets.resources import AnswerModels, ChunkStore, GraphDatabase
+from hysem_assets.retrieval.indexing import keyword_folder
+from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.stores.graph import GraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.terms import SynonymDictionary, load_dictionaries
 
 
-class QASettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    #: context chunks per question, and how deep each ranking goes before fusion
-    k: int = Field(8, ge=1)
-    depth: int = Field(50, ge=1)
-    #: co-occurrence window (in chunks) for questions naming two or more terms, and its widest
-    hops: int = Field(1, ge=0)
-    max_hops: int = Field(3, ge=0)
-    min_dense_score: float = Field(0.3, ge=-1, le=1)
-    max_rounds: int = Field(3, ge=1)
-    generator: dict[str, Any] = Field(default_factory=lambda: {"backend": "extractive"})
-    auditor: dict[str, Any] = Field(default_factory=lambda: {"backend": "rules"})
-    cypher: dict[str, Any] | None = None
-
-    def retrieval(self) -> RetrievalSettings:
-        return RetrievalSettings(self.k, self.depth, self.hops, self.max_hops, self.min_dense_score)
+def retrieval_settings(settings: AnswerSettings) -> RetrievalSettings:
+    return RetrievalSettings(settings.k, settings.depth, settings.hops, settings.max_hops, settings.min_dense_score)
 
 
 def _options(config: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in config.items() if key != "backend"}
 
 
-def build_generator(config: Mapping[str, Any], embedder: Embedder, cache_dir: Path | None = None) -> Generator:
+def build_generator(config: Mapping[str, Any], embedder: Encoder, cache_dir: Path | None = None) -> Generator:
     if config.get("backend") == "extractive":
         return ExtractiveGenerator(embedder, **_options(config))
     return ModelGenerator(build_backend(config, cache_dir=cache_dir))
 
 
-def build_auditor(config: Mapping[str, Any], embedder: Embedder, cache_dir: Path | None = None) -> Auditor:
+def build_auditor(config: Mapping[str, Any], embedder: Encoder, cache_dir: Path | None = None) -> Auditor:
     if config.get("backend") == "rules":
         return RuleAuditor(embedder, **_options(config))
     return ModelAuditor(build_backend(config, cache_dir=cache_dir))
 
 
 def build_engine(
-    settings: QASettings,
+    settings: AnswerSettings,
     *,
     query: str,
     store: QdrantChunkStore,
     index: KeywordIndex,
-    embedder: Embedder,
+    embedder: Encoder,
     graph: GraphStore | None,
     schema: GraphSchema,
     spellings: Mapping[str, Mapping[str, str]],
@@ -88,9 +72,15 @@ def build_engine(
 ) -> QAEngine:
     """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table."""
     retriever = Retriever(
-        query=query, store=store, index=index, embedder=embedder, graph=graph,
-        matchers=entity_matchers(schema, spellings, broader), chunks=chunk_rows(chunks), library=library_records(library),
-        settings=settings.retrieval(),
+        query=query,
+        store=store,
+        index=index,
+        embedder=embedder,
+        graph=graph,
+        matchers=entity_matchers(schema, spellings, broader),
+        chunks=chunk_rows(chunks),
+        library=library_records(library),
+        settings=retrieval_settings(settings),
     )
     writer: CypherWriter | None = (
         ModelCypherWriter(build_backend(settings.cypher, cache_dir=cache_dir)) if settings.cypher else None
@@ -123,31 +113,39 @@ def broader_terms(dictionaries: Mapping[str, SynonymDictionary] | None = None) -
 
 @contextmanager
 def open_engine(
-    settings: QASettings,
+    models: AnswerModels,
     *,
     query: str,
-    vectors: VectorIndexSettings,
-    graph: GraphSettings | None,
+    chunk_store: ChunkStore,
+    graph_database: GraphDatabase | None,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
     canonical_terms: pd.DataFrame | None = None,
     cache_dir: Path | None = None,
 ) -> Iterator[QAEngine]:
-    """The engine over the profile's stores for partition ``query``; stores are closed on exit.
+    """The engine over the stores of partition ``query``; stores are closed on exit.
 
-    ``vectors`` is the profile's ``assets.vector_index`` section (store, keyword folder and
-    the embedder the chunks were indexed with), ``graph`` its ``assets.knowledge_graph``
-    section (None: no graph, so no graph retrieval and no symbolic route).
+    ``chunk_store`` also gives the keyword folder and the encoder the chunks were indexed
+    with; without a ``graph_database`` there is no graph retrieval and no symbolic route.
     """
     dictionaries = load_dictionaries()
     with ExitStack() as opened:  # chunk store first, then graph: the one order, so waiting never deadlocks
-        store = open_chunk_store(vectors)
+        store = chunk_store.open()
         opened.callback(store.close)
-        graph_store = open_graph_store(graph) if graph is not None else None
+        graph_store = graph_database.open() if graph_database is not None else None
         if graph_store is not None:
             opened.callback(graph_store.close)
         yield build_engine(
-            settings, query=query, store=store, index=KeywordIndex.load(keyword_folder(keyword_root(vectors), query)),
-            embedder=vectors.embedder(), graph=graph_store, schema=load_schema(), spellings=term_spellings(canonical_terms, dictionaries),
-            chunks=chunks, library=library, broader=broader_terms(dictionaries), cache_dir=cache_dir,
+            models.settings,
+            query=query,
+            store=store,
+            index=KeywordIndex.load(keyword_folder(chunk_store.keyword_root(), query)),
+            embedder=chunk_store.encoder(),
+            graph=graph_store,
+            schema=load_schema(),
+            spellings=term_spellings(canonical_terms, dictionaries),
+            chunks=chunks,
+            library=library,
+            broader=broader_terms(dictionaries),
+            cache_dir=cache_dir,
         )

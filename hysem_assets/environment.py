@@ -1,0 +1,70 @@
+"""What hysem reads from its environment: state and config folders, endpoints, secrets.
+
+Secrets never live in profiles or config: API keys and the contact address come from
+environment variables when a client is built. Bundled config, profiles and step tags
+ship inside the package (``bundled/``), so an installed wheel finds them without a
+source checkout; ``HYSEM_CONFIG_DIR`` points at a config folder of one's own.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: Config, profiles and Kubernetes step tags shipped with the package.
+BUNDLED = Path(__file__).resolve().parent / "bundled"
+
+#: The public endpoints, used when neither the environment, the profile nor the mirror say otherwise.
+PRODUCTION_URLS: dict[str, str] = {
+    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+    "openalex": "https://api.openalex.org",
+    "scopus": "https://api.elsevier.com",
+    "crossref": "https://api.crossref.org",
+    "unpaywall": "https://api.unpaywall.org",
+    "zotero": "https://api.zotero.org",
+}
+
+#: Environment variables holding each source's API key (never written to config or metadata).
+KEY_VARIABLES: dict[str, str] = {
+    "pubmed": "NCBI_API_KEY",
+    "openalex": "OPENALEX_API_KEY",
+    "scopus": "SCOPUS_API_KEY",
+    "zotero": "ZOTERO_API_KEY",
+}
+
+
+def hysem_home() -> Path:
+    """Root of all state (Dagster home, asset storage, downloads, indexes)."""
+    return Path(os.environ.get("HYSEM_HOME", ".hysem")).expanduser().resolve()
+
+
+def dagster_home() -> Path:
+    return hysem_home() / "dagster"
+
+
+def config_dir() -> Path:
+    """Domain configuration (queries, fields, dictionaries): ``HYSEM_CONFIG_DIR``, else the bundled one."""
+    return Path(os.environ.get("HYSEM_CONFIG_DIR", BUNDLED / "config")).resolve()
+
+
+def bundled_profiles() -> Path:
+    """The folder of the bundled deployment profiles (``local``, ``gpu``)."""
+    return BUNDLED / "profiles"
+
+
+def url_override(source: str) -> str | None:
+    """``HYSEM_<SOURCE>_URL`` wins over the profile, so one variable retargets a source."""
+    return os.environ.get(f"HYSEM_{source.upper()}_URL") or None
+
+
+def api_key(source: str) -> str | None:
+    variable = KEY_VARIABLES.get(source)
+    return (os.environ.get(variable) or None) if variable else None
+
+
+MISSING_CONTACT = "Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO."
+
+
+def mailto(declared: str | None = None) -> str | None:
+    """The contact address sent to polite-pool APIs: the query's own, else ``HYSEM_MAILTO``."""
+    return declared or os.environ.get("HYSEM_MAILTO") or None
