@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import io
 import json
 import sys
 from pathlib import Path
@@ -497,13 +499,18 @@ def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
 
     from hysem_assets.definitions import defs
     from hysem_assets.instance import get_instance
+    from hysem_assets.partitions import queries_partitions
 
     key = AssetKey.from_user_string(asset)
     known = sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())
     if asset not in known:
         raise click.ClickException(f"No asset named {asset!r}. Assets: {', '.join(known)}.")
+    instance = get_instance()
+    if slug not in instance.get_dynamic_partitions(queries_partitions.name):
+        return None  # never materialized: the partition was not even registered
     try:
-        return defs.load_asset_value(key, partition_key=slug, instance=get_instance())
+        with contextlib.redirect_stderr(io.StringIO()):  # the IO manager's "Loading partition ..." lines
+            return defs.load_asset_value(key, partition_key=slug, instance=instance)
     except FileNotFoundError:
         return None
 

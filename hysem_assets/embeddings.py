@@ -43,7 +43,7 @@ class Encoder:
 
     def __init__(self, model: str | Path | None = None, *, device: str = "cpu", batch_size: int = 64) -> None:
         self.name = MODEL_NAME if model is None else str(model)
-        self.location = str(packaged_model_path() if model is None else model)
+        self.location = str(packaged_model_path() if model in (None, MODEL_NAME) else model)
         self.device = device
         self.batch_size = batch_size
         self.encoded = 0

@@ -21,8 +21,10 @@ from docling.datamodel.base_models import Cluster
 from docling_core.types.doc import BoundingBox, DocItemLabel
 from docling_core.types.doc.page import TextCell
 
-#: Lines with fewer letters and digits than this are too short to place (stray numbers, marks).
+#: Lines with fewer letters and digits than this are too short to place (stray numbers, marks):
+#: they are counted as dropped under ``SHORT_FRAGMENTS``, not put back.
 MIN_KEY = 3
+SHORT_FRAGMENTS = "fragments too short to place"
 #: Below this share of lines in Docling's order (longest increasing run), Docling's order wins.
 ORDER_AGREEMENT = 0.5
 #: Fewer placed lines than this say nothing about a page's order.
@@ -45,6 +47,7 @@ class PageCoverage:
 
     restored: int = 0
     docling_order: bool = False
+    short_fragments: int = 0
 
 
 def _longest_run(values: Sequence[int]) -> int:
@@ -80,16 +83,18 @@ def cover(
         starts.append(offset)
         offset += len(cluster_key)
     page = "".join(cluster_keys)
-    page_tokens = set().union(*(_tokens(cell.text) for cluster in clusters for cell in cluster.cells))
+    cluster_tokens = [set().union(*(_tokens(cell.text) for cell in cluster.cells)) for cluster in clusters]
     ruled = "".join(key(text) for text in removed)
     ruled_tokens = set().union(*(_tokens(text) for text in removed))
     cursor = 0
     placed: list[tuple[int, int]] = []  # (line index, position in the page's key)
     missing: list[tuple[int, Cluster | None]] = []  # (line index, cluster it follows; None: page start)
     anchor: Cluster | None = None
+    short = 0
     for index, line in enumerate(lines):
         line_key = key(line.text)
         if len(line_key) < MIN_KEY:
+            short += bool(line_key)
             continue
         found = page.find(line_key, cursor)
         if found < 0:
@@ -98,7 +103,7 @@ def cover(
             placed.append((index, found))
             anchor = clusters[bisect_right(starts, found) - 1]
             cursor = found + len(line_key)
-        elif not (line_key in ruled or _tokens(line.text) <= page_tokens | ruled_tokens):
+        elif not (line_key in ruled or _tokens(line.text) <= ruled_tokens or _reflowed(line.text, cluster_tokens)):
             missing.append((index, anchor))
     docling_order = len(placed) >= MIN_PLACED and (
         _longest_run([pos for _, pos in placed]) < ORDER_AGREEMENT * len(placed)
@@ -109,7 +114,16 @@ def cover(
             k = bisect_right(starts, pos) - 1
             first_line[k] = min(first_line.get(k, index), index)
         clusters = _docling_ordered(clusters, first_line)
-    return _restored(clusters, lines, missing), PageCoverage(restored=len(missing), docling_order=docling_order)
+    coverage = PageCoverage(restored=len(missing), docling_order=docling_order, short_fragments=short)
+    return _restored(clusters, lines, missing), coverage
+
+
+def _reflowed(text: str, cluster_tokens: list[set[str]]) -> bool:
+    """Every word of the line stands in one cluster: the line was re-flowed inside that
+    paragraph (a hyphen re-joined, words re-spaced), not lost. Words scattered over the
+    page do not count: a figure's label reuses the body's words."""
+    words = _tokens(text)
+    return bool(words) and any(words <= tokens for tokens in cluster_tokens)
 
 
 def _restored(

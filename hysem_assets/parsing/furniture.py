@@ -49,7 +49,8 @@ def furniture(
             for row in group_rows(range(len(segments)), lambda i: segments[i].box)
         ]
         banded = [(_band(segments, row, size, rule), row) for row in rows]
-        bodies.append(_key(" ".join(segments[i].text for band, row in banded if band is None for i in row)))
+        body = " ".join(segments[i].text for band, row in banded if band is None for i in row)
+        bodies.append(re.sub(r"\s+", " ", body.lower()).strip())  # digits count: tables of numbers differ by them
         for band, row in banded:
             if band is None:
                 continue

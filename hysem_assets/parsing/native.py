@@ -62,11 +62,12 @@ class ReconstructedNativePipeline(NativePdfPipeline):
         page = super()._parse_page(timings, conv_res, page_backend)
         if page is None or self.pipeline_options.ocr_engine == "off" or not needs_ocr(page.parsed_page, page.size):
             return page
-        with pypdfium2_lock:
-            pdf = pdfium.PdfDocument(conv_res.input._backend.path_or_stream)
-            page._backend = PyPdfiumPageBackend(pdf, conv_res.input.document_hash, page.page_no - 1)
         native = page.parsed_page.model_copy() if page.parsed_page is not None else None
+        pdf = backend = None
         try:
+            with pypdfium2_lock:
+                pdf = pdfium.PdfDocument(conv_res.input._backend.path_or_stream)
+                page._backend = backend = PyPdfiumPageBackend(pdf, conv_res.input.document_hash, page.page_no - 1)
             page = next(iter(self.ocr(conv_res, [page])))
             if page.parsed_page is not None and any(c.text.strip() for c in page.parsed_page.textline_cells):
                 turn_upright(page)
@@ -75,9 +76,11 @@ class ReconstructedNativePipeline(NativePdfPipeline):
         except Exception as error:  # a missing engine or an unreadable image costs the page's text, not the document
             self._record_page_failure(conv_res, page_backend, f"OCR failed: {error}")
         finally:
-            page._backend.unload()  # takes the pdfium lock itself
-            with pypdfium2_lock:
-                pdf.close()
+            if backend is not None:
+                backend.unload()  # takes the pdfium lock itself
+            if pdf is not None:
+                with pypdfium2_lock:
+                    pdf.close()
             page._backend = None
         return page
 

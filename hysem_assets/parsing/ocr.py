@@ -10,6 +10,7 @@ text layer costs one pass over its cells.
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import unicodedata
 from collections import Counter
@@ -31,8 +32,9 @@ OCR_ENGINES: tuple[OcrEngine, ...] = get_args(OcrEngine)
 GARBAGE_SHARE = 0.3
 #: Fewer visible characters than this on a page is no text layer (a stray page number is not one).
 MIN_TEXT_CHARS = 10
-#: A page whose largest image covers this share of it, with fewer characters than STAMP_CHARS, is a scan.
-SCAN_SHARE = 0.6
+#: A page whose largest image covers this share of it, with fewer characters than STAMP_CHARS, is a scan
+#: (a scanner's image fills the page; a full-page figure of a born-digital paper leaves margins).
+SCAN_SHARE = 0.9
 STAMP_CHARS = 200
 #: Page images are rendered at this many times 72 dpi for recognition.
 OCR_SCALE = 3.0
@@ -117,6 +119,9 @@ def ocr_model(engine: OcrEngine, num_threads: int = 1) -> BaseOcrModel | None:
     accelerator = AcceleratorOptions(device="cpu", num_threads=num_threads)
     if engine == "tesseract":
         from docling.models.stages.ocr.tesseract_ocr_cli_model import TesseractOcrCliModel
+
+        # Tesseract's OpenMP takes every core by default; keep it to the worker's share.
+        os.environ.setdefault("OMP_THREAD_LIMIT", str(num_threads))
 
         options = TesseractCliOcrOptions(lang=["eng"], mode=OcrMode.FULL_PAGE, scale=OCR_SCALE)
         return TesseractOcrCliModel(enabled=True, artifacts_path=None, options=options, accelerator_options=accelerator)

@@ -21,7 +21,7 @@ from hysem_assets.parsing.assemble import block_cluster, build_document
 from hysem_assets.parsing.blocks import Block, BodyStyle, label_blocks, region_blocks
 from hysem_assets.parsing.clusters import merge_formula_clusters, relabel_sparse_tables
 from hysem_assets.parsing.columns import reading_regions
-from hysem_assets.parsing.coverage import cover
+from hysem_assets.parsing.coverage import SHORT_FRAGMENTS, cover
 from hysem_assets.parsing.furniture import furniture
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.line_numbers import strip_line_numbers
@@ -150,6 +150,7 @@ def reconstruct(
         clusters, coverage = cover(native_lines[index], clusters, removed[index])
         restored += coverage.restored
         docling_order_pages += coverage.docling_order
+        dropped[SHORT_FRAGMENTS] += coverage.short_fragments
         built.append((page.page_no, page.size, clusters))
     report = Reconstruction(
         dropped={rule: n for rule, n in dropped.items() if n},

@@ -29,6 +29,8 @@ _WORD_START = re.compile(r"(?<![^\W_])[^\W_]")
 _END = r"(?![^\W_]|\.\d)"
 #: Plural endings of a last word, and what they replace in its singular.
 _PLURALS = (("ies", "y"), ("es", ""), ("s", ""))
+#: A last word shorter than this takes no plural ending.
+MIN_PLURAL_LETTERS = 3
 
 
 def strip_markup(text: str) -> str:
@@ -48,9 +50,10 @@ def matchable(text: str) -> str:
 
 
 def is_abbreviation(term: str) -> bool:
-    """Up to four characters besides spaces and hyphens, capitals and digits only (RF, NO2, PM10, U.S.)."""
+    """Up to four characters besides spaces and hyphens, with a capital (RF, NO2, PM10, U.S., pH, Co):
+    written otherwise they are ordinary words ("no", "as", "co"), so they match only as written."""
     compact = _NOT_COUNTED.sub("", fold(term).strip())
-    return len(compact) <= 4 and any(char.isupper() for char in compact) and not any(char.islower() for char in compact)
+    return len(compact) <= 4 and any(char.isupper() for char in compact)
 
 
 def _atoms(term: str) -> list[str]:
@@ -62,9 +65,10 @@ def _joined(term: str) -> str:
 
 
 def _singulars(key: str) -> list[str]:
-    """Keys of the singulars ``key`` may be the plural of (a pluralised word ends in a letter)."""
+    """Keys of the singulars ``key`` may be the plural of (a pluralised word ends in a letter, and
+    has at least MIN_PLURAL_LETTERS of them: "gas" is no plural of "Ga")."""
     singulars = [key[: -len(ending)] + single for ending, single in _PLURALS if key.endswith(ending)]
-    return [s for s in singulars if s[-1:].isalpha()]
+    return [s for s in singulars if s[-1:].isalpha() and len(_ATOMS.findall(s)[-1]) >= MIN_PLURAL_LETTERS]
 
 
 def term_keys(term: str) -> list[str]:
@@ -87,7 +91,7 @@ def _variant_pattern(spelling: str) -> str:
     atoms = _atoms(spelling)
     abbreviation = is_abbreviation(spelling)
     body = _SEPARATOR.join(re.escape(atom.replace(",", ".")).replace(r"\.", "[.,]") for atom in atoms)
-    if atoms[-1].isalpha():
+    if atoms[-1].isalpha() and len(atoms[-1]) >= MIN_PLURAL_LETTERS:
         if atoms[-1].endswith("y") and not abbreviation:
             body = body[:-1] + "(?:ies|y(?:e?s)?)"
         else:

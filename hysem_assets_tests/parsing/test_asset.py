@@ -9,6 +9,7 @@ from dagster import DagsterInstance, build_asset_context
 
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.parsing.assets import PARSED_COLUMNS, parsed_docs
+from hysem_assets.resources import PdfParser
 from hysem_assets_tests.parsing.builders import corrupt_pdf, require, scanned_pdf
 
 PAPER = default_snapshot_dir() / "files" / "10.5555_ahi.2019.0203.pdf"
@@ -27,7 +28,8 @@ def test_each_row_says_native_ocr_or_failed_with_the_reason(tmp_path: Path):
     )
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("queries", ["sample"])
-        output = parsed_docs(build_asset_context(partition_key="sample", instance=instance), pdfs)
+        context = build_asset_context(partition_key="sample", instance=instance)
+        output = parsed_docs(context, pdf_parser=PdfParser(), pdfs=pdfs)
     table = output.value
     assert list(table.columns) == list(PARSED_COLUMNS)
     assert table["status"].tolist() == ["native", "ocr", "failed"]

@@ -36,9 +36,23 @@ def test_different_terms_keep_different_keys(a: str, b: str) -> None:
     assert term_keys(a)[0] != term_keys(b)[0]
 
 
-def test_abbreviations_are_short_and_all_capitals() -> None:
-    assert [is_abbreviation(t) for t in ("NO2", "PM10", "U.S.", "PM 10", "RF")] == [True] * 5
-    assert [is_abbreviation(t) for t in ("PM2.5", "XGBoost", "kNN", "ozone", "LSTMs")] == [False] * 5
+def test_abbreviations_are_short_and_hold_a_capital() -> None:
+    assert [is_abbreviation(t) for t in ("NO2", "PM10", "U.S.", "PM 10", "RF", "kNN", "Co", "pH")] == [True] * 8
+    assert [is_abbreviation(t) for t in ("PM2.5", "XGBoost", "ozone", "LSTMs", "no")] == [False] * 5
+
+
+def test_short_symbols_never_match_ordinary_words() -> None:
+    matcher = TermMatcher({"As": "arsenic", "Co": "cobalt", "Ga": "gallium", "CNN": "convolutional network"})
+    assert matcher.find("We saw, as expected, co-exposure to gas and As; CNNs and Co") == [
+        "arsenic",
+        "convolutional network",
+        "cobalt",
+    ]
+    assert (
+        matcher.lookup("gas") is None
+        and matcher.lookup("as") is None
+        and matcher.lookup("CNNs") == "convolutional network"
+    )
 
 
 def test_a_term_list_item_and_the_same_words_in_text_map_alike() -> None:
