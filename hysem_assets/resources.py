@@ -40,6 +40,7 @@ from hysem_assets.queries import METADATA_SOURCES, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.endpoints import base_url, fetch, lookup, needs_mirror, resolve_endpoint
 from hysem_assets.sources.lookups import LookupOutcome
+from hysem_assets.storage import ParquetStorage
 from hysem_assets.stores.connect import keyword_root, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
@@ -212,8 +213,6 @@ def load_profile(name: str | None = None) -> Profile:
 
 def build_resources(profile: Profile | None = None) -> dict[str, Any]:
     """Every resource of the code location from one profile (default: the active one)."""
-    from hysem_assets.storage import ParquetStorage
-
     profile = profile or load_profile()
     sections = profile.assets
     return {
