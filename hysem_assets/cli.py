@@ -13,6 +13,7 @@ import click
 import pandas as pd
 
 from hysem_assets import environment
+from hysem_assets.parsing.options import OCR_ENGINES, PIPELINES, ParseOptions
 from hysem_assets.profile import ProfileError
 from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
 
@@ -234,7 +235,7 @@ def report(slug: str, output: Path) -> None:
         raise click.UsageError(f"-o {output}: the report is written as .html or .md.")
     spec = get_query(slug)
     try:
-        review = stored_report(slug, spec.title or slug)
+        review = stored_report(slug, spec.title or slug, lambda key: _load_asset(key, slug))
     except NotMaterialized as exc:
         raise click.ClickException(str(exc)) from None
     text = render_markdown(review) if suffix == ".md" else render_html(review)
@@ -312,7 +313,7 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
 )
 @click.option(
     "--pipeline",
-    type=click.Choice(["native", "standard"]),
+    type=click.Choice(PIPELINES),
     default="native",
     show_default=True,
     help="native: no model weights; standard: Docling's layout models from --artifacts-path.",
@@ -324,8 +325,8 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
 )
 @click.option(
     "--ocr-engine",
-    type=click.Choice(["tesseract", "rapidocr", "off"]),
-    default="tesseract",
+    type=click.Choice(OCR_ENGINES),
+    default=ParseOptions().ocr_engine,
     show_default=True,
     help="Native pipeline: OCR engine for pages without a usable text layer.",
 )

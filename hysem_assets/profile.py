@@ -18,6 +18,8 @@ import yaml
 from dagster import Config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hysem_assets.parsing.options import OcrEngine, Pipeline
+
 SourceName = Literal["pubmed", "openalex", "scopus", "crossref", "unpaywall", "zotero"]
 #: Rows a graph store writes per transaction.
 GRAPH_BATCH_SIZE = 1000
@@ -66,7 +68,7 @@ class PdfSettings(_Section):
 class ParsingSettings(_Section):
     """``assets.parsed_docs``: the Docling pipeline, its model artifacts and placement."""
 
-    pipeline: Literal["native", "standard"] = Field(
+    pipeline: Pipeline = Field(
         "native", description="native: weight-free text layer and reconstruction; standard: layout models."
     )
     artifacts_path: str | None = Field(None, description="Folder of pre-downloaded Docling models (standard pipeline).")
@@ -77,7 +79,7 @@ class ParsingSettings(_Section):
     num_threads: int = Field(1, ge=1, description="Threads per worker.")
     table_structure: bool = Field(True, description="Standard pipeline: TableFormer table structure.")
     formula_enrichment: bool = Field(True, description="Standard pipeline: LaTeX for formulas.")
-    ocr_engine: Literal["tesseract", "rapidocr", "off"] = Field(
+    ocr_engine: OcrEngine = Field(
         "tesseract", description="Native pipeline: OCR engine for pages without a usable text layer."
     )
     ocr: bool = Field(False, description="Standard pipeline: Docling's own OCR, with its models from artifacts_path.")

@@ -16,7 +16,6 @@ import unicodedata
 from collections import Counter
 from importlib.util import find_spec
 from pathlib import Path
-from typing import get_args
 
 from docling.datamodel.accelerator_options import AcceleratorOptions
 from docling.datamodel.base_models import Page
@@ -27,7 +26,6 @@ from docling_core.types.doc.page import BoundingRectangle, SegmentedPdfPage, Tex
 
 from hysem_assets.parsing.options import OcrEngine
 
-OCR_ENGINES: tuple[OcrEngine, ...] = get_args(OcrEngine)
 #: A text layer with this share of replacement, private-use or control characters is unreadable.
 GARBAGE_SHARE = 0.3
 #: Fewer visible characters than this on a page is no text layer (a stray page number is not one).

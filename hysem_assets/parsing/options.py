@@ -10,7 +10,8 @@ from typing import Literal, get_args
 Pipeline = Literal["native", "standard"]
 #: The native pipeline's OCR engines (``ocr.py`` builds them; kept here so options import no Docling).
 OcrEngine = Literal["tesseract", "rapidocr", "off"]
-PIPELINES: tuple[Pipeline, ...] = ("native", "standard")
+PIPELINES: tuple[Pipeline, ...] = get_args(Pipeline)
+OCR_ENGINES: tuple[OcrEngine, ...] = get_args(OcrEngine)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import base64
 import datetime as dt
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -118,17 +119,13 @@ class NotMaterialized(LookupError):
     """A deliverable the report needs has not been materialized for the query."""
 
 
-def stored_report(slug: str, title: str) -> ReviewReport:
-    """The report of a query from its materialized assets; the flow and the evidence
-    table are required, topics, saved reports and answers are shown when present."""
+def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | None]) -> ReviewReport:
+    """The report of a query from its materialized assets, read by ``frame`` (asset key ->
+    table, None when not materialized); the flow and the evidence table are required,
+    topics, saved reports and answers are shown when present."""
     from hysem_assets.environment import hysem_home
     from hysem_assets.knowledge.reports import load_reports
     from hysem_assets.review.assets import review_dir
-    from hysem_assets.storage import asset_file
-
-    def frame(key: str) -> pd.DataFrame | None:
-        path = asset_file(key, slug)
-        return pd.read_parquet(path) if path.is_file() else None
 
     flow, evidence = frame("prisma_flow"), frame("evidence_table")
     folder = review_dir(slug)

@@ -108,11 +108,12 @@ class TermMatcher:
 
     def __init__(self, spellings: Mapping[str, str]) -> None:
         usable = {s: c for s, c in ((str(s).strip(), str(c)) for s, c in spellings.items()) if _atoms(s)}
-        self.canonical: tuple[str, ...] = tuple(dict.fromkeys(usable.values()))
-        self._spellings = usable
         self._keys: dict[str, str] = {}
         for spelling, canonical in usable.items():
             self._keys.setdefault(term_keys(spelling)[0], canonical)
+        # A later spelling that varies into an earlier one's key loses it, in text as in term lists.
+        self._spellings = {s: c for s, c in usable.items() if self._keys[term_keys(s)[0]] == c}
+        self.canonical: tuple[str, ...] = tuple(dict.fromkeys(self._spellings.values()))
 
     @cached_property
     def _patterns(self) -> dict[str, tuple[re.Pattern[str], dict[str, str]]]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 from click.testing import CliRunner
-from dagster import AssetSelection, DagsterInstance, materialize
+from dagster import AssetSelection, materialize
 from openpyxl import load_workbook
 
 from hysem_assets.cli import main
 from hysem_assets.definitions import defs
+from hysem_assets.instance import get_instance
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.review.assets import RECONCILE_CHECK, review_dir
 from hysem_assets.storage import asset_file, write_parquet
@@ -35,17 +36,18 @@ def store(corpus: pd.DataFrame) -> None:
 
 
 def run():
-    with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions(queries_partitions.name, [QUERY])
-        partitioned = [a for a in defs.assets if a.partitions_def is not None]
-        return materialize(
-            partitioned,
-            selection=AssetSelection.groups("review"),
-            instance=instance,
-            partition_key=QUERY,
-            resources=defs.resources,
-            raise_on_error=False,
-        )
+    """Materialize the review group in the home's own instance, as `hysem materialize` does."""
+    instance = get_instance()
+    instance.add_dynamic_partitions(queries_partitions.name, [QUERY])
+    partitioned = [a for a in defs.assets if a.partitions_def is not None]
+    return materialize(
+        partitioned,
+        selection=AssetSelection.groups("review"),
+        instance=instance,
+        partition_key=QUERY,
+        resources=defs.resources,
+        raise_on_error=False,
+    )
 
 
 def test_deliverables_from_stored_tables():

@@ -76,3 +76,8 @@ def test_a_term_list_item_and_the_same_words_in_text_map_alike() -> None:
 def test_spellings_without_letters_or_digits_are_ignored() -> None:
     matcher = TermMatcher({"—": "dash", "ozone": "ozone"})
     assert matcher.canonical == ("ozone",) and matcher.lookup("—") is None and matcher.find("— ozone") == ["ozone"]
+
+
+def test_spellings_that_vary_into_one_key_keep_the_first_canonical_in_text_and_lists() -> None:
+    matcher = TermMatcher({"PM2.5": "first", "PM 2.5": "second"})
+    assert matcher.lookup("PM-2.5") == "first" and matcher.find("levels of PM 2.5 rose") == ["first"]
