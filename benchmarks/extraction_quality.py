@@ -1,4 +1,4 @@
-"""Field extraction quality of the extractive backend against the sample's gold annotations.
+"""Field extraction quality of the extractive backend with the sample protocol against the sample's gold annotations.
 
 Runs the whole extraction path (chunking, prompts, the extractive backend, merging) over
 the sample articles' title and abstract and prints micro-averaged precision, recall and
@@ -30,9 +30,10 @@ import yaml
 from tabulate import tabulate
 
 from hysem_assets.environment import config_dir
-from hysem_assets.extraction import Document, extract_documents_sync, load_fields
+from hysem_assets.extraction import Document, extract_documents_sync
 from hysem_assets.extraction.text import split_sentences
 from hysem_assets.llm import build_backend
+from hysem_assets.protocols import load_protocol
 from hysem_assets.terms import load_dictionary
 from hysem_assets.terms.matcher import matchable
 from hysem_assets_tests.paths import PROJECT_ROOT
@@ -89,11 +90,12 @@ def main() -> None:
         for field in gold_file["fields"]
     }
     documents = sample_documents(args.texts)
-    fields = [spec for spec in load_fields() if spec.name in gold]
+    protocol = load_protocol("pollution-cardio-ml")
+    fields = [spec for spec in protocol.extraction_fields() if spec.name in gold]
     designs = load_dictionary(config_dir() / "dictionaries" / "study_type.yaml").matcher
 
     with tempfile.TemporaryDirectory() as cache:
-        backend = build_backend({"backend": "extractive", "cache": False, "cache_dir": cache})
+        backend = build_backend({"backend": "extractive", "cache": False, "cache_dir": cache}, protocol=protocol)
         started = time.perf_counter()
         results = extract_documents_sync(documents, fields, backend, concurrency=2)
         seconds = time.perf_counter() - started

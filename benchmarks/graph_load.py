@@ -26,7 +26,8 @@ from pathlib import Path
 import pandas as pd
 
 from hysem_assets.knowledge.build import build_partition_graph
-from hysem_assets.knowledge.schema import GraphSchema, load_schema
+from hysem_assets.knowledge.schema import GraphSchema, graph_schema
+from hysem_assets.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import (
     BATCH_SIZE,
     GraphStore,
@@ -138,7 +139,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
-    schema = load_schema()
+    schema = graph_schema(load_protocols(), load_protocol("pollution-cardio-ml"))
     graph = synthetic_graph(schema, args.articles, args.seed)
     nodes, relationships = sum(graph.node_counts().values()), sum(graph.relationship_counts().values())
     print(f"partition: {nodes:,} nodes, {relationships:,} relationships")

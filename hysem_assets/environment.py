@@ -42,6 +42,16 @@ def dagster_home() -> Path:
     return hysem_home() / "dagster"
 
 
+def assets_dir() -> Path:
+    return hysem_home() / "assets"
+
+
+def asset_file(asset_key: str, partition: str, base: Path | None = None) -> Path:
+    """Where ``raw_metadata/pubmed`` for one query lives; shared by the IO manager and the CLI
+    (here, with no import beyond the standard library, so a command can find a table quickly)."""
+    return (base or assets_dir()).joinpath(*asset_key.split("/"), f"{partition}.parquet")
+
+
 def config_dir() -> Path:
     """Domain configuration (queries, fields, dictionaries): ``HYSEM_CONFIG_DIR``, else the bundled one."""
     return Path(os.environ.get("HYSEM_CONFIG_DIR", BUNDLED / "config")).resolve()
@@ -50,6 +60,14 @@ def config_dir() -> Path:
 def bundled_profiles() -> Path:
     """The folder of the bundled deployment profiles (``local``, ``gpu``)."""
     return BUNDLED / "profiles"
+
+
+def profile_path(name: str | None = None) -> Path:
+    """The profile file: ``HYSEM_PROFILE`` (a bundled name or a path), default ``local``."""
+    name = name or os.environ.get("HYSEM_PROFILE", "local")
+    if name.endswith((".yaml", ".yml")) or os.sep in name:
+        return Path(name).expanduser().resolve()
+    return bundled_profiles() / f"{name}.yaml"
 
 
 def url_override(source: str) -> str | None:

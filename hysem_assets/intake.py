@@ -10,6 +10,7 @@ from pydantic import Field
 
 from hysem_assets.environment import MISSING_CONTACT, mailto
 from hysem_assets.partitions import queries_partitions
+from hysem_assets.protocols import DEFAULT_PROTOCOL
 from hysem_assets.queries import METADATA_SOURCES, QueryError, QuerySpec, append_query, new_query_spec, queries_file
 
 
@@ -27,6 +28,9 @@ class NewQuery(Config):
     date_to: str = Field("", description="Last publication date, YYYY-MM-DD.")
     max_records: int = Field(10_000, description="Cap per source.")
     mailto: str = Field("", description="Contact e-mail for the APIs' polite pools (else $HYSEM_MAILTO).")
+    protocol: str = Field(
+        DEFAULT_PROTOCOL, description="Review protocol of config/protocols whose fields are extracted."
+    )
     materialize: bool = Field(True, description="Run the whole graph for the new query once it is added.")
 
     def spec(self) -> QuerySpec:
@@ -40,6 +44,7 @@ class NewQuery(Config):
             date_to=self.date_to,
             max_records=self.max_records,
             mailto=self.mailto,
+            protocol=self.protocol,
         )
 
 
@@ -59,6 +64,7 @@ def add_query(context: OpExecutionContext, config: NewQuery) -> Output:
         metadata={
             "slug": spec.slug,
             "sources": ", ".join(spec.sources),
+            "protocol": spec.protocol or DEFAULT_PROTOCOL,
             "query": MetadataValue.json(spec.model_dump(mode="json", exclude_none=True)),
             "materialize": config.materialize,
         },

@@ -14,17 +14,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-import yaml
 from dagster import Config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hysem_assets.parsing.options import OcrEngine, Pipeline
+from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
 SourceName = Literal["pubmed", "openalex", "scopus", "crossref", "unpaywall", "zotero"]
 #: Rows a graph store writes per transaction.
 GRAPH_BATCH_SIZE = 1000
 #: Cosine similarity above which an extracted term joins a dictionary entry.
 TERM_THRESHOLD = 0.55
+#: Mean cosine similarity at which the terms of a field without a dictionary form one group:
+#: MiniLM puts a term and its broader or narrower sibling near 0.80, spelling variants above 0.9.
+GROUP_THRESHOLD = 0.85
 
 
 class _Section(Config):
@@ -86,7 +89,24 @@ class ParsingSettings(_Section):
     layout_heuristics: bool = Field(
         True, description="Standard pipeline: line-number, formula and sparse-table corrections."
     )
-    document_timeout_s: float | None = Field(600.0, description="Seconds one document may take; none: no limit.")
+    document_timeout_s: float | None = Field(
+        600.0, description="Seconds after which Docling stops a document and keeps the pages done; none: no limit."
+    )
+    max_pages: int | None = Field(
+        1000, ge=1, description="Documents with more pages get status too_large; none: no limit."
+    )
+    max_page_content_mb: float | None = Field(
+        16.0, gt=0, description="Decompressed content of any one page above which a document is too_large; none: off."
+    )
+    max_memory_mb: int | None = Field(
+        3072, ge=256, description="Memory each worker may allocate (OS limit); a document over it: resource_limit."
+    )
+    max_seconds: float | None = Field(
+        1200.0, gt=0, description="Wall time per document; its worker is killed and replaced: resource_limit."
+    )
+    pages_per_range: int = Field(
+        100, ge=1, description="Longer documents are converted this many pages at a time, bounding memory."
+    )
 
 
 class ExtractionSettings(_Section):
@@ -117,8 +137,11 @@ class TermsSettings(_Section):
     )
     device: str = Field("cpu", description="Torch device of the model.")
     threshold: float = Field(TERM_THRESHOLD, gt=0, le=1, description="Lowest cosine similarity that unifies a term.")
+    group_threshold: float = Field(
+        GROUP_THRESHOLD, gt=0, le=1, description="Lowest mean cosine similarity grouping terms without a dictionary."
+    )
     thresholds: dict[str, float] = Field(
-        default_factory=dict, description="Per-field thresholds overriding `threshold`."
+        default_factory=dict, description="Per-field thresholds overriding `threshold` (or `group_threshold`)."
     )
 
 
@@ -173,6 +196,9 @@ class AnswerSettings(_Section):
     max_hops: int = Field(3, ge=0, description="Widest co-occurrence window tried.")
     min_dense_score: float = Field(0.3, ge=-1, le=1, description="Lowest dense score kept.")
     max_rounds: int = Field(3, ge=1, description="Draft-audit-revise rounds per question.")
+    include_retracted: bool = Field(
+        False, description="Answer from retracted works too, with a warning naming them; default: leave them out."
+    )
     generator: dict[str, Any] = Field(
         default_factory=lambda: {"backend": "extractive"}, description="Backend config of the generator."
     )
@@ -181,6 +207,9 @@ class AnswerSettings(_Section):
     )
     cypher: dict[str, Any] | None = Field(
         None, description="Backend config of the model writing Cypher; none: templates only."
+    )
+    router: dict[str, Any] | None = Field(
+        None, description="Backend config of the model routing questions no rule routes; none: those are local."
     )
 
 
@@ -212,6 +241,11 @@ class Profile(BaseModel):
     )
     sources: dict[SourceName, SourceSettings] = Field(default_factory=dict, description="HTTP sources by name.")
     http: HttpSettings = Field(default_factory=HttpSettings, description="Timeouts and retries of every HTTP client.")
+    allow_partial_results: bool = Field(
+        False,
+        description="Let a source whose pages still fail after retries replace a complete earlier fetch "
+        "and flow on (`hysem materialize --allow-partial` for one run).",
+    )
     pdfs: PdfSettings = Field(default_factory=PdfSettings, description="Open-access PDF downloads.")
     assets: AssetSettings = Field(default_factory=AssetSettings, description="Per-asset backends and placement.")
 
@@ -253,11 +287,9 @@ def _describe(error: ValidationError) -> str:
 def read_profile(path: Path) -> Profile:
     """Read and validate one profile file; errors name the file, the key and what to fix."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"Profile {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ProfileError(f"Profile {path} must be a mapping of keys (name, sources, http, pdfs, assets).")
+        data = read_yaml_mapping(path, expected="a mapping of keys (name, sources, http, pdfs, assets)").data
+    except ConfigFileError as exc:
+        raise ProfileError(f"Profile {exc}") from None
     try:
         return Profile.model_validate(data)
     except ValidationError as exc:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import shutil
+import tempfile
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,9 +15,15 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hysem_assets.environment import config_dir
+from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
 METADATA_SOURCES = ("pubmed", "openalex", "scopus")
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
+MAX_SLUG_LENGTH = 80
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+#: Shaped like an address the APIs' polite pools accept: one '@', a dotted domain, no spaces.
+_MAILTO = re.compile(r"^[^@\s<>(),;:\"]+@[^@\s<>(),;:\"]+\.[A-Za-z]{2,}$")
+#: The bibliographic databases index nothing older (PubMed's own lower bound).
+EARLIEST_DATE = dt.date(1800, 1, 1)
 
 
 class QueryError(ValueError):
@@ -35,10 +44,16 @@ class QuerySpec(BaseModel):
     date_to: dt.date | None = None
     max_records: int = Field(10_000, ge=1)
     mailto: str | None = None
+    #: The review protocol (config/protocols/<name>.yaml) whose fields are extracted; none: ``generic``.
+    protocol: str | None = Field(None, pattern=r"^[a-z][a-z0-9_-]*$")
 
     @field_validator("slug")
     @classmethod
     def _check_slug(cls, value: str) -> str:
+        if len(value) > MAX_SLUG_LENGTH:
+            raise ValueError(
+                f"slug is {len(value)} characters long; at most {MAX_SLUG_LENGTH} (it becomes a partition key)"
+            )
         if not _SLUG.match(value):
             raise ValueError(
                 f"slug {value!r} must be lower-case letters, digits, '-' or '_' "
@@ -49,10 +64,34 @@ class QuerySpec(BaseModel):
     @field_validator("sources")
     @classmethod
     def _check_sources(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError(f"no sources; name at least one of {', '.join(METADATA_SOURCES)}")
         unknown = sorted(set(value) - set(METADATA_SOURCES))
         if unknown:
             raise ValueError(f"unknown sources {unknown}; choose from {list(METADATA_SOURCES)}")
+        repeated = sorted({source for source in value if value.count(source) > 1})
+        if repeated:
+            raise ValueError(f"sources {repeated} are listed more than once")
         return value
+
+    @field_validator("mailto")
+    @classmethod
+    def _check_mailto(cls, value: str | None) -> str | None:
+        if value is not None and not _MAILTO.match(value):
+            raise ValueError(f"mailto {value!r} is not an e-mail address (like name@example.org)")
+        return value
+
+    @model_validator(mode="after")
+    def _check_dates(self) -> QuerySpec:
+        for name in ("date_from", "date_to"):
+            value = getattr(self, name)
+            if value is not None and value < EARLIEST_DATE:
+                raise ValueError(f"{name} {value} is before {EARLIEST_DATE}; the sources index nothing older")
+        if self.date_from and self.date_from > dt.date.today():
+            raise ValueError(f"date_from {self.date_from} is in the future; nothing has been published since")
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ValueError(f"date_from {self.date_from} is after date_to {self.date_to}")
+        return self
 
     @model_validator(mode="after")
     def _check_query(self) -> QuerySpec:
@@ -62,8 +101,6 @@ class QuerySpec(BaseModel):
                 raise ValueError(f"no query text for sources {missing}")
         elif not self.query.strip():
             raise ValueError("query text is empty")
-        if self.date_from and self.date_to and self.date_from > self.date_to:
-            raise ValueError(f"date_from {self.date_from} is after date_to {self.date_to}")
         return self
 
     def text_for(self, source: str) -> str:
@@ -74,7 +111,7 @@ def slugify(text: str) -> str:
     """A partition-key-safe slug from free text: ``"Ozone & Heart"`` -> ``"ozone-heart"``."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    return slug[:80].rstrip("-") or "query"
+    return slug[:MAX_SLUG_LENGTH].rstrip("-") or "query"
 
 
 def new_query_spec(
@@ -88,6 +125,7 @@ def new_query_spec(
     date_to: dt.date | str | None = None,
     max_records: int = 10_000,
     mailto: str | None = None,
+    protocol: str | None = None,
 ) -> QuerySpec:
     """A query from what a person types (``hysem query add`` or the UI's launchpad).
 
@@ -102,6 +140,12 @@ def new_query_spec(
     else:
         raise QueryError("Give the query text, or a text per source (pubmed, openalex, scopus).")
     slug = slug or slugify(title or text or next(iter(own.values())))
+    from hysem_assets.protocols import ProtocolError, load_protocol
+
+    try:
+        load_protocol(protocol)
+    except ProtocolError as exc:
+        raise QueryError(f"Query {slug!r}: {exc}") from exc
     try:
         return QuerySpec(
             slug=slug,
@@ -112,10 +156,17 @@ def new_query_spec(
             date_to=date_to or None,
             max_records=max_records,
             mailto=mailto or None,
+            protocol=protocol or None,
         )
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors())
-        raise QueryError(f"Query {slug!r} is invalid: {problems}") from exc
+        raise QueryError(f"Query {slug!r} is invalid: {_problems(exc)}") from exc
+
+
+def _problems(error: ValidationError) -> str:
+    """A validation error on one line: ``field: problem; field: problem``."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg'].removeprefix('Value error, ')}" for e in error.errors()
+    )
 
 
 def queries_file() -> Path:
@@ -123,23 +174,29 @@ def queries_file() -> Path:
 
 
 def load_queries(path: Path | None = None) -> dict[str, QuerySpec]:
-    """All declared queries by slug; errors name the file, the entry and the problem."""
+    """All declared queries by slug; errors name the file, the line, the entry and the problem."""
     path = path or queries_file()
     if not path.is_file():
         return {}
     try:
-        entries = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("queries") or []
-    except yaml.YAMLError as exc:
-        raise QueryError(f"{path} is not valid YAML: {exc}") from exc
+        document = read_yaml_mapping(path, expected="a mapping with a `queries:` list")
+    except ConfigFileError as exc:
+        raise QueryError(str(exc)) from None
+    entries = document.data.get("queries") or []
+    if not isinstance(entries, list):
+        raise QueryError(f"{document.where('queries')}: `queries` must be a list of queries")
     specs: dict[str, QuerySpec] = {}
     for index, entry in enumerate(entries):
-        label = entry.get("slug", f"entry #{index + 1}") if isinstance(entry, dict) else f"entry #{index + 1}"
+        where = document.where("queries", index)
+        if not isinstance(entry, dict):
+            raise QueryError(f"{where}: query #{index + 1} must be a mapping (slug, query, sources, ...)")
+        label = entry.get("slug", f"#{index + 1}")
         try:
             spec = QuerySpec.model_validate(entry)
         except ValidationError as exc:
-            raise QueryError(f"{path}: query {label!r} is invalid: {exc}") from exc
+            raise QueryError(f"{where}: query {label!r} is invalid: {_problems(exc)}") from None
         if spec.slug in specs:
-            raise QueryError(f"{path}: slug {spec.slug!r} is declared twice; slugs must be unique")
+            raise QueryError(f"{where}: slug {spec.slug!r} is declared twice; slugs must be unique")
         specs[spec.slug] = spec
     return specs
 
@@ -172,7 +229,7 @@ def append_query(spec: QuerySpec, path: Path | None = None) -> None:
     item = "".join((indent.group(1) if indent else "  ") + line for line in item.splitlines(keepends=True))
     original = path.read_text(encoding="utf-8") if path.is_file() else None
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text + item, encoding="utf-8")
+    _write_atomically(path, text + item)
     try:
         appended = spec.slug in load_queries(path)
     except QueryError:
@@ -181,5 +238,21 @@ def append_query(spec: QuerySpec, path: Path | None = None) -> None:
         if original is None:
             path.unlink()
         else:
-            path.write_text(original, encoding="utf-8")
+            _write_atomically(path, original)
         raise QueryError(f"{path}: could not append {spec.slug!r}; keep 'queries:' as the last top-level key")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace the file whole, so a full disk or a crash never leaves half a queries file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        if path.exists():
+            shutil.copymode(path, temporary)
+        else:
+            os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -10,7 +10,6 @@ resources and never read the profile themselves.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import Field, PrivateAttr
 
+from hysem_assets import redaction
 from hysem_assets.embeddings import Encoder
-from hysem_assets.environment import bundled_profiles
-from hysem_assets.mirror import MirrorServer, default_snapshot_dir
+from hysem_assets.environment import bundled_profiles, profile_path
+from hysem_assets.mirror import MirrorServer, bundled_snapshot_dirs
 from hysem_assets.profile import (
     AnswerSettings,
     ExtractionSettings,
@@ -48,6 +48,7 @@ from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 if TYPE_CHECKING:  # imported where used: parsing pulls in Docling, which most steps never need
     from hysem_assets.fulltext.download import PdfLimits
     from hysem_assets.parsing import ParseOptions
+    from hysem_assets.parsing.limits import WorkerLimits
 
 MIRRORED_SOURCES = (*METADATA_SOURCES, "crossref", "unpaywall")
 #: The bundled mirror checks that a key is sent, as Scopus does, but any value passes.
@@ -65,6 +66,9 @@ class ScholarlyApis(ConfigurableResource):
     mirror: bool = Field(False, description="Serve the bundled sample snapshot to sources without a URL.")
     sources: dict[str, SourceSettings] = Field(default_factory=dict, description="HTTP sources by name.")
     http: HttpSettings = Field(default_factory=HttpSettings, description="Timeouts and retries.")
+    allow_partial_results: bool = Field(
+        False, description="Let a fetch that lost pages after retries replace a complete one and flow on."
+    )
 
     _profile: Profile = PrivateAttr()
     _mirror: MirrorServer | None = PrivateAttr(default=None)
@@ -72,7 +76,7 @@ class ScholarlyApis(ConfigurableResource):
     def setup_for_execution(self, context: InitResourceContext) -> None:
         self._profile = Profile(name="scholarly_apis", mirror=self.mirror, sources=self.sources, http=self.http)
         if needs_mirror(self._profile, list(MIRRORED_SOURCES)):
-            self._mirror = MirrorServer(default_snapshot_dir())
+            self._mirror = MirrorServer(bundled_snapshot_dirs())
             self._mirror.start()
 
     def teardown_after_execution(self, context: InitResourceContext) -> None:
@@ -138,7 +142,16 @@ class PdfParser(ConfigurableResource):
             ocr_engine=s.ocr_engine,
             layout_heuristics=s.layout_heuristics,
             document_timeout_s=s.document_timeout_s,
+            max_pages=s.max_pages,
+            max_page_content_mb=s.max_page_content_mb,
+            pages_per_range=s.pages_per_range,
         )
+
+    def limits(self) -> WorkerLimits:
+        """What the pool enforces on each worker: its memory and each document's wall time."""
+        from hysem_assets.parsing.limits import WorkerLimits
+
+        return WorkerLimits(memory_mb=self.settings.max_memory_mb, seconds=self.settings.max_seconds)
 
 
 class FieldExtractor(ConfigurableResource):
@@ -191,14 +204,6 @@ class AnswerModels(ConfigurableResource):
     settings: AnswerSettings = Field(default_factory=AnswerSettings, description="Retrieval and models.")
 
 
-def profile_path(name: str | None = None) -> Path:
-    """The profile file: ``HYSEM_PROFILE`` (a bundled name or a path), default ``local``."""
-    name = name or os.environ.get("HYSEM_PROFILE", "local")
-    if name.endswith((".yaml", ".yml")) or os.sep in name:
-        return Path(name).expanduser().resolve()
-    return bundled_profiles() / f"{name}.yaml"
-
-
 def load_profile(name: str | None = None) -> Profile:
     """Read and validate the active profile; errors name the file and what to fix."""
     path = profile_path(name)
@@ -214,10 +219,17 @@ def load_profile(name: str | None = None) -> Profile:
 def build_resources(profile: Profile | None = None) -> dict[str, Any]:
     """Every resource of the code location from one profile (default: the active one)."""
     profile = profile or load_profile()
+    redaction.declare_profile_secrets(profile.model_dump())
+    redaction.install()
     sections = profile.assets
     return {
         "io_manager": ParquetStorage(),
-        "scholarly_apis": ScholarlyApis(mirror=profile.mirror, sources=dict(profile.sources), http=profile.http),
+        "scholarly_apis": ScholarlyApis(
+            mirror=profile.mirror,
+            sources=dict(profile.sources),
+            http=profile.http,
+            allow_partial_results=profile.allow_partial_results,
+        ),
         "pdf_fetcher": PdfFetcher(settings=profile.pdfs),
         "pdf_parser": PdfParser(settings=sections.parsed_docs),
         "field_extractor": FieldExtractor(settings=sections.extracted_fields),

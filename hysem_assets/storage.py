@@ -10,16 +10,9 @@ import pandas as pd
 from dagster import ConfigurableIOManagerFactory, InputContext, OutputContext, UPathIOManager
 from upath import UPath
 
-from hysem_assets.environment import hysem_home
+from hysem_assets.environment import asset_file, assets_dir
 
-
-def assets_dir() -> Path:
-    return hysem_home() / "assets"
-
-
-def asset_file(asset_key: str, partition: str, base: Path | None = None) -> Path:
-    """Where ``raw_metadata/pubmed`` for one query lives; shared by the IO manager and the CLI."""
-    return (base or assets_dir()).joinpath(*asset_key.split("/"), f"{partition}.parquet")
+__all__ = ["ParquetIOManager", "ParquetStorage", "asset_file", "assets_dir", "write_parquet"]
 
 
 def write_parquet(frame: pd.DataFrame, path: Path) -> None:

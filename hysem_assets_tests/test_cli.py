@@ -13,6 +13,7 @@ from dagster import DagsterInstance
 
 from hysem_assets.cli import SAMPLE_QUERY, main
 from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.protocols import load_protocol
 from hysem_assets_tests.parsing.builders import scanned_pdf
 
 EXPECTED = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]
@@ -39,6 +40,14 @@ def test_demo_then_status_show_the_three_sources(config: Path, isolated_home: Pa
     assert pd.read_parquet(parquet_path)["source"].eq("pubmed").all()
     as_json = invoke("show", "raw_metadata/scopus", "--query", SAMPLE_QUERY, "--format", "json")
     assert len(json.loads(as_json.output)) == EXPECTED["scopus"]
+
+    # extracted fields: one key per field of the query's protocol, nested values as JSON, and their evidence
+    fields = [field.name for field in load_protocol("pollution-cardio-ml").fields]
+    rows = json.loads(invoke("show", "extracted_fields", "--query", SAMPLE_QUERY, "--format", "json").output)
+    assert rows and all(set(fields) <= set(row) for row in rows)
+    assert any(isinstance(row["ml_methods_used"], list) and row["ml_methods_used"] for row in rows)
+    cited = [item for row in rows for items in row["evidence"].values() for item in items]
+    assert cited and all(item["sentence"] and item["start"] < item["end"] for item in cited)
 
 
 def test_query_add_appends_registers_and_materializes_a_selection(config: Path, isolated_home: Path):

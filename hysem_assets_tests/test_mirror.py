@@ -1,4 +1,8 @@
-"""The local mirror answers like the real APIs, over real HTTP on the loopback interface."""
+"""The local mirror answers like the real APIs, over real HTTP on the loopback interface.
+
+Full-snapshot paging uses the sample's harvest query (which selects every sample record);
+the searches themselves are tested at the end and in hysem_assets_tests/mirror/.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +20,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
-from hysem_assets.mirror import MirrorServer, Snapshot, default_snapshot_dir
+from hysem_assets.mirror import MirrorServer, Snapshot, bundled_snapshot_dirs, default_snapshot_dir
 from hysem_assets.mirror.server import OVERSIZED_BYTES, SLOW_DRIP_INTERVAL_S
+from hysem_assets.sources.pubmed_xml import parse_esearch
 
 SAMPLE = default_snapshot_dir()
 TRUTH = json.loads((SAMPLE / "truth.json").read_text(encoding="utf-8"))
 EXPECTED = TRUTH["expected_counts"]
+#: The query each source folder of the sample was harvested with: it selects the whole sample.
+EVERYTHING = yaml.safe_load((SAMPLE / "harvest.yaml").read_text(encoding="utf-8"))
+SECOND = next(path for path in bundled_snapshot_dirs() if path != SAMPLE)
+SECOND_TRUTH = json.loads((SECOND / "truth.json").read_text(encoding="utf-8"))
+
+
+def truth_ids(truth: dict, source: str) -> set[str]:
+    return {r["source_id"] for work in truth["works"] for r in work["records"] if r["source"] == source}
 
 
 def fetch(url: str, data: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> tuple[int, str, str]:
@@ -76,16 +90,17 @@ def efetch_pmids(body: str) -> list[str]:
 
 
 def test_esearch_counts_every_record_and_pages_with_retstart(mirror: MirrorServer) -> None:
-    everything = esearch(mirror, db="pubmed", term="air pollution AND machine learning", retmax="100")
+    everything = esearch(mirror, db="pubmed", term=EVERYTHING["pubmed"], retmax="100")
     all_ids = [element.text for element in everything.iter("Id")]
     assert everything.findtext("Count") == str(EXPECTED["pubmed"]) == str(len(all_ids))
-    assert everything.findtext("QueryTranslation") == "air pollution AND machine learning"
+    assert everything.findtext("QueryTranslation") == EVERYTHING["pubmed"]
+    assert set(all_ids) == truth_ids(TRUTH, "pubmed")
 
-    default_page = esearch(mirror, db="pubmed", term="anything")
+    default_page = esearch(mirror, db="pubmed", term=EVERYTHING["pubmed"])
     assert default_page.findtext("RetMax") == "20" and len(default_page.findall("IdList/Id")) == 20
 
     pages = [
-        esearch(mirror, db="pubmed", term="x", retstart=str(start), retmax="7")
+        esearch(mirror, db="pubmed", term=EVERYTHING["pubmed"], retstart=str(start), retmax="7")
         for start in range(0, EXPECTED["pubmed"], 7)
     ]
     paged = [element.text for page in pages for element in page.iter("Id")]
@@ -99,7 +114,7 @@ def test_esearch_counts_every_record_and_pages_with_retstart(mirror: MirrorServe
 def test_esearch_history_then_efetch_by_webenv_returns_every_record_once(mirror: MirrorServer) -> None:
     status, _, body = fetch(
         f"{mirror.base_urls['pubmed']}/esearch.fcgi",
-        data={"db": "pubmed", "term": "ozone", "usehistory": "y", "retmax": "0"},
+        data={"db": "pubmed", "term": EVERYTHING["pubmed"], "usehistory": "y", "retmax": "0"},
     )
     assert status == 200
     search = ET.fromstring(body)
@@ -148,9 +163,13 @@ def test_efetch_with_unknown_webenv_is_an_error_document(mirror: MirrorServer) -
 
 
 def test_esearch_json_mode(mirror: MirrorServer) -> None:
-    payload = get_json(f"{mirror.base_urls['pubmed']}/esearch.fcgi?db=pubmed&term=x&retmode=json&retmax=5&usehistory=y")
+    query = urllib.parse.urlencode({"term": EVERYTHING["pubmed"]})
+    payload = get_json(
+        f"{mirror.base_urls['pubmed']}/esearch.fcgi?db=pubmed&{query}&retmode=json&retmax=5&usehistory=y"
+    )
     result = payload["esearchresult"]
     assert result["count"] == str(EXPECTED["pubmed"]) and len(result["idlist"]) == 5 and result["querykey"] == "1"
+    assert "errorlist" not in result and "warninglist" not in result
 
 
 # ----------------------------------------------------------------------------- OpenAlex
@@ -160,7 +179,8 @@ def test_openalex_cursor_paging_visits_every_work_exactly_once(mirror: MirrorSer
     seen: list[str] = []
     cursor = "*"
     for _ in range(20):
-        page = get_json(f"{mirror.base_urls['openalex']}/works?search=air+pollution&per-page=8&cursor={cursor}")
+        query = urllib.parse.urlencode({"search": EVERYTHING["openalex"], "per-page": 8, "cursor": cursor})
+        page = get_json(f"{mirror.base_urls['openalex']}/works?{query}")
         assert page["meta"]["count"] == EXPECTED["openalex"] and page["meta"]["page"] is None
         assert page["group_by"] == []
         seen += [work["id"] for work in page["results"]]
@@ -168,13 +188,13 @@ def test_openalex_cursor_paging_visits_every_work_exactly_once(mirror: MirrorSer
         if cursor is None:
             break
     assert len(seen) == len(set(seen)) == EXPECTED["openalex"]
-    truth_ids = {r["source_id"] for w in TRUTH["works"] for r in w["records"] if r["source"] == "openalex"}
-    assert {work_id.rsplit("/", 1)[-1] for work_id in seen} == truth_ids
+    assert {work_id.rsplit("/", 1)[-1] for work_id in seen} == truth_ids(TRUTH, "openalex")
 
 
 def test_openalex_page_paging_limits_and_single_work(mirror: MirrorServer) -> None:
     base = mirror.base_urls["openalex"]
-    second = get_json(f"{base}/works?page=2&per-page=30&select=id,doi")
+    search = urllib.parse.urlencode({"search": EVERYTHING["openalex"]})
+    second = get_json(f"{base}/works?{search}&page=2&per-page=30&select=id,doi")
     assert second["meta"]["page"] == 2 and len(second["results"]) == EXPECTED["openalex"] - 30
     assert set(second["results"][0]) == {"id", "doi"}
     assert fetch(f"{base}/works?per-page=201")[0] == 400
@@ -203,7 +223,7 @@ def test_scopus_pages_with_start_and_count(mirror: MirrorServer) -> None:
     start = 0
     while True:
         query = urllib.parse.urlencode(
-            {"query": "TITLE-ABS-KEY(ozone)", "view": "COMPLETE", "count": 10, "start": start}
+            {"query": f"{EVERYTHING['scopus']} AND PUBYEAR > 2014", "view": "COMPLETE", "count": 10, "start": start}
         )
         url = f"{mirror.base_urls['scopus']}/content/search/scopus?{query}"
         results = get_json(url, headers)["search-results"]
@@ -215,7 +235,7 @@ def test_scopus_pages_with_start_and_count(mirror: MirrorServer) -> None:
             break
         start = int(urllib.parse.parse_qs(urllib.parse.urlparse(refs["next"]).query)["start"][0])
     assert len(eids) == len(set(eids)) == EXPECTED["scopus"]
-    assert all(eid.startswith("2-s2.0-") for eid in eids)
+    assert set(eids) == truth_ids(TRUTH, "scopus")
 
 
 def test_scopus_without_api_key_is_unauthorised(mirror: MirrorServer) -> None:
@@ -371,3 +391,130 @@ def test_slow_route_drips(mirror: MirrorServer) -> None:
     status, headers, body = raw_get(mirror, "/files/slow/x.pdf", 12)
     assert status == 200 and headers["Content-Type"] == "application/pdf" and body.startswith(b"%PDF-")
     assert time.monotonic() - started >= 2 * SLOW_DRIP_INTERVAL_S
+
+
+# ----------------------------------------------------------------------------- searches
+
+
+def pubmed_ids(mirror: MirrorServer, term: str, **extra: str) -> list[str]:
+    root = esearch(mirror, db="pubmed", term=term, retmax="500", **extra)
+    ids = [element.text for element in root.iter("Id")]
+    assert root.findtext("Count") == str(len(ids))
+    return ids
+
+
+def openalex_ids(mirror: MirrorServer, **params: str) -> list[str]:
+    page = get_json(f"{mirror.base_urls['openalex']}/works?{urllib.parse.urlencode({'per-page': 200, **params})}")
+    assert page["meta"]["count"] == len(page["results"])
+    return [work["id"].rsplit("/", 1)[-1] for work in page["results"]]
+
+
+def scopus_results(mirror: MirrorServer, query: str) -> dict:
+    url = f"{mirror.base_urls['scopus']}/content/search/scopus?{urllib.parse.urlencode({'query': query, 'count': 200})}"
+    return get_json(url, {"X-ELS-APIKey": "k"})["search-results"]
+
+
+def scopus_ids(mirror: MirrorServer, query: str) -> list[str]:
+    return [entry["eid"] for entry in scopus_results(mirror, query)["entry"] if "eid" in entry]
+
+
+def test_the_default_mirror_serves_every_bundled_snapshot(mirror: MirrorServer) -> None:
+    assert mirror.snapshot_dirs == bundled_snapshot_dirs() and mirror.snapshot_dirs[0] == SAMPLE
+    everything = openalex_ids(mirror)  # no search: every work of every snapshot
+    assert set(everything) == truth_ids(TRUTH, "openalex") | truth_ids(SECOND_TRUTH, "openalex")
+    doi = next(work["doi"] for work in SECOND_TRUTH["works"] if work["doi"])
+    assert get_json(f"{mirror.base_urls['crossref']}/works/{doi}")["message"]["DOI"] == doi
+    saved = [name for name, status in SECOND_TRUTH["pdf_status"].items() if status == "saved"]
+    status, headers, body = raw_get(mirror, f"/files/{saved[0].replace('/', '_')}.pdf", 5)
+    assert (status, headers["Content-Type"], body) == (200, "application/pdf", b"%PDF-")
+
+
+def test_different_queries_select_different_works_in_every_source(mirror: MirrorServer) -> None:
+    first = {
+        "pubmed": pubmed_ids(mirror, "ozone[tiab]"),
+        "openalex": openalex_ids(mirror, search="ozone"),
+        "scopus": scopus_ids(mirror, "TITLE-ABS-KEY(ozone)"),
+    }
+    second = {
+        "pubmed": pubmed_ids(mirror, "statin*[tiab] AND dementia[tiab]"),
+        "openalex": openalex_ids(mirror, search="statin dementia"),
+        "scopus": scopus_ids(mirror, "TITLE-ABS-KEY(statin* AND dementia)"),
+    }
+    for source in ("pubmed", "openalex", "scopus"):
+        assert first[source] and second[source] and not set(first[source]) & set(second[source]), source
+        assert set(first[source]) < truth_ids(TRUTH, source), source
+        assert set(second[source]) < truth_ids(SECOND_TRUTH, source), source
+
+
+def test_operators_tags_and_filters_narrow_the_selection(mirror: MirrorServer) -> None:
+    ozone = set(pubmed_ids(mirror, "ozone[tiab]"))
+    assert set(pubmed_ids(mirror, "ozone[tiab] NOT stroke[tiab]")) < ozone
+    assert set(pubmed_ids(mirror, "ozone[ti]")) < ozone
+    assert set(pubmed_ids(mirror, "ozone[tiab] OR statin*[tiab]")) > ozone
+    dated = pubmed_ids(mirror, "ozone[tiab]", datetype="pdat", mindate="2024/01/01", maxdate="2024/12/31")
+    assert set(dated) == ozone  # date limits are not evaluated
+
+    by_title = set(openalex_ids(mirror, filter="title.search:ozone"))
+    anywhere = set(openalex_ids(mirror, search="ozone"))
+    assert by_title < anywhere
+    assert set(openalex_ids(mirror, filter="title_and_abstract.search:ozone,from_publication_date:2015-01-01")) == (
+        anywhere
+    )
+    assert set(openalex_ids(mirror, **{"search.exact": "statins"})) < set(openalex_ids(mirror, search="statins"))
+    assert fetch(f"{mirror.base_urls['openalex']}/works?search=a&search.exact=b")[0] == 400
+
+    everything = set(scopus_ids(mirror, "TITLE-ABS-KEY(ozone)"))
+    assert set(scopus_ids(mirror, "TITLE-ABS-KEY(ozone) AND NOT TITLE(ozone)")) < everything
+
+
+def test_a_query_that_does_not_parse_still_answers(mirror: MirrorServer) -> None:
+    assert pubmed_ids(mirror, "(statin*[tiab] AND dementia[tiab]")
+    assert openalex_ids(mirror, search='"statin dementia')
+    assert scopus_ids(mirror, "TITLE-ABS-KEY((statin AND dementia)")
+
+
+def test_pubmed_finds_nothing_the_way_e_utilities_says_so(mirror: MirrorServer) -> None:
+    status, _, body = fetch(
+        f"{mirror.base_urls['pubmed']}/esearch.fcgi",
+        data={"db": "pubmed", "term": 'zqxwv[tiab] AND "heart of glass"', "usehistory": "y"},
+    )
+    assert status == 200
+    root = ET.fromstring(body)
+    assert (root.findtext("Count"), root.findtext("RetMax")) == ("0", "0")
+    assert root.find("IdList") is not None and not root.findall("IdList/Id")
+    assert [e.text for e in root.iterfind("ErrorList/PhraseNotFound")] == ["zqxwv"]
+    assert [e.text for e in root.iterfind("WarningList/QuotedPhraseNotFound")] == ['"heart of glass"']
+    assert [e.text for e in root.iterfind("WarningList/OutputMessage")] == ["No items found."]
+    parsed = parse_esearch(body.encode())  # the production client reads it as zero results, not an error
+    assert parsed.count == 0 and parsed.ids == [] and "PhraseNotFound: zqxwv" in parsed.warnings
+
+    fetched = fetch(
+        f"{mirror.base_urls['pubmed']}/efetch.fcgi?db=pubmed&retmode=xml&query_key=1&WebEnv={parsed.webenv}"
+    )
+    assert fetched[0] == 200 and efetch_pmids(fetched[2]) == []
+
+    payload = get_json(f"{mirror.base_urls['pubmed']}/esearch.fcgi?db=pubmed&term=zqxwv&retmode=json")
+    result = payload["esearchresult"]
+    assert (result["count"], result["idlist"]) == ("0", [])
+    assert result["errorlist"] == {"phrasesnotfound": ["zqxwv"], "fieldsnotfound": []}
+    assert result["warninglist"]["outputmessages"] == ["No items found."]
+    # words that exist, in no record together: no PhraseNotFound, just no items
+    both = ET.fromstring(fetch(f"{mirror.base_urls['pubmed']}/esearch.fcgi?db=pubmed&term=ozone+AND+statin")[2])
+    assert both.findtext("Count") == "0" and both.find("ErrorList") is None
+    assert both.findtext("WarningList/OutputMessage") == "No items found."
+
+
+def test_openalex_finds_nothing_with_an_empty_page(mirror: MirrorServer) -> None:
+    base = mirror.base_urls["openalex"]
+    for paging in ("cursor=*", "page=1"):
+        page = get_json(f"{base}/works?search=zqxwv&{paging}")
+        assert page["results"] == [] and page["group_by"] == []
+        assert page["meta"]["count"] == 0 and page["meta"]["next_cursor"] is None
+    assert get_json(f"{base}/works?search=zqxwv&page=1")["meta"]["page"] == 1
+
+
+def test_scopus_finds_nothing_with_its_empty_result_entry(mirror: MirrorServer) -> None:
+    results = scopus_results(mirror, "TITLE-ABS-KEY(zqxwv)")
+    assert results["opensearch:totalResults"] == "0" and results["opensearch:itemsPerPage"] == "0"
+    assert results["entry"] == [{"@_fa": "true", "error": "Result set was empty"}]
+    assert {link["@ref"] for link in results["link"]} == {"self", "first"}

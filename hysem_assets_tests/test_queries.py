@@ -68,7 +68,9 @@ def test_invalid_entry_names_file_and_query(tmp_path: Path):
     path.write_text(
         "queries:\n  - slug: ok-one\n    query: a\n  - slug: bad\n    query: a\n    sources: [pubmed, arxiv]\n"
     )
-    with pytest.raises(QueryError, match=r"(?s)queries.yaml: query 'bad' is invalid.*arxiv"):
+    with pytest.raises(
+        QueryError, match=r"queries.yaml:4: query 'bad' is invalid: sources: unknown sources \['arxiv'\]"
+    ):
         load_queries(path)
 
 

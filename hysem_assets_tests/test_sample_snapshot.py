@@ -10,9 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 from pypdf import PdfReader
 
 from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.queries import load_queries
 
 SAMPLE = default_snapshot_dir()
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,6 +196,14 @@ def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
     assert produced == committed
     for relative in produced:
         assert (tmp_path / relative).read_bytes() == (SAMPLE / relative).read_bytes(), relative
+
+
+def test_harvest_file_names_the_sample_query(truth: dict) -> None:
+    """The mirror answers this query with the whole sample; it must stay the declared sample query."""
+    harvest = yaml.safe_load((SAMPLE / "harvest.yaml").read_text(encoding="utf-8"))
+    spec = load_queries(ROOT / "config" / "queries.yaml")[truth["query"]]
+    declared = {source: " ".join(spec.text_for(source).split()) for source in spec.sources}
+    assert {source: " ".join(text.split()) for source, text in harvest.items()} == declared
 
 
 def test_sample_stays_small() -> None:

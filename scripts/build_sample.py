@@ -8,6 +8,9 @@ Every value, identifiers and dates included, is derived from the YAML, so re-run
 script reproduces the committed files byte for byte.
 
 Usage: python scripts/build_sample.py [--out DIR] [--source articles.yaml]
+
+Other bundled snapshots (hysem_assets/snapshots/*) are rendered the same way from their own
+articles.yaml; ``openalex_topic`` in a YAML replaces the sample's OpenAlex topic.
 """
 
 from __future__ import annotations
@@ -70,6 +73,12 @@ PUBLICATION_TYPES = {
     "Research Support, Non-U.S. Gov't": "D013485",
     "Retraction of Publication": "D016441",
     "Retracted Publication": "D016440",
+    "Randomized Controlled Trial": "D016449",
+    "Clinical Trial": "D016430",
+    "Multicenter Study": "D016448",
+    "Meta-Analysis": "D017418",
+    "Observational Study": "D064888",
+    "Case Reports": "D002363",
 }
 LANGUAGES = {"eng": "en", "spa": "es", "chi": "zh"}
 COUNTRIES = {
@@ -88,6 +97,13 @@ COUNTRIES = {
     "BR": "Brazil",
     "IT": "Italy",
     "GH": "Ghana",
+    "SE": "Sweden",
+    "DK": "Denmark",
+    "FI": "Finland",
+    "NL": "Netherlands",
+    "FR": "France",
+    "TW": "Taiwan",
+    "AU": "Australia",
 }
 
 
@@ -289,6 +305,7 @@ class Sample:
     def __init__(self, data: dict[str, Any]) -> None:
         self.query: str = data["query"]
         self.mesh: dict[str, str] = data["mesh_vocabulary"]
+        self.topic: dict[str, Any] = data.get("openalex_topic", TOPIC)
         institutions = {key: {"key": key, **value} for key, value in data["institutions"].items()}
         self.people = {key: self._person(key, value, institutions) for key, value in data["people"].items()}
         self.journals = {key: {"key": key, **value} for key, value in data["journals"].items()}
@@ -942,8 +959,8 @@ def openalex_work(record: Record, sample: Sample) -> dict[str, Any]:
         },
         "is_retracted": "has-retraction" in work["relations"],
         "is_paratext": False,
-        "primary_topic": {**TOPIC, "score": round(score, 4)},
-        "topics": [{**TOPIC, "score": round(score, 4)}],
+        "primary_topic": {**sample.topic, "score": round(score, 4)},
+        "topics": [{**sample.topic, "score": round(score, 4)}],
         "keywords": [
             {
                 "id": f"https://openalex.org/keywords/{re.sub(r'[^a-z0-9]+', '-', k.lower()).strip('-')}",

@@ -172,8 +172,49 @@ def conclusion(work: dict[str, Any]) -> str:
     return labelled.get("CONCLUSIONS") or labelled.get(None) or ""
 
 
+def written_body(work: dict[str, Any]) -> list[Flowable]:
+    """Sections written out in the YAML (``fulltext:`` headings, paragraphs, an optional table), numbered."""
+    flowables: list[Flowable] = []
+    for number, section in enumerate(work["fulltext"], 1):
+        flowables.append(Paragraph(f"{number} {markup(section['heading'])}", STYLES["heading"]))
+        for text in section.get("paragraphs", []):
+            flowables.append(Paragraph(markup(" ".join(str(text).split())), STYLES["body"]))
+        if section.get("table"):
+            flowables += written_table(section["table"])
+    return flowables
+
+
+def written_table(table: dict[str, Any]) -> list[Flowable]:
+    """A table given as caption, header and rows, set like ``results_table``."""
+    rows = [table["header"], *table["rows"]]
+    cells = [
+        [Paragraph(f"<b>{markup(str(value))}</b>" if i == 0 else markup(str(value)), STYLES["cell"]) for value in row]
+        for i, row in enumerate(rows)
+    ]
+    widths = table.get("widths") or [1 / len(table["header"])] * len(table["header"])
+    grid = Table(cells, colWidths=[COLUMN_WIDTH * share for share in widths], repeatRows=1)
+    grid.setStyle(
+        TableStyle(
+            [
+                ("LINEABOVE", (0, 0), (-1, 0), 0.8, colors.black),
+                ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.black),
+                ("LINEBELOW", (0, -1), (-1, -1), 0.8, colors.black),
+                ("TOPPADDING", (0, 0), (-1, -1), 1.5),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+            ]
+        )
+    )
+    caption = Paragraph(markup(table["caption"]), STYLES["caption"])
+    return [caption, grid, Spacer(0, 6)]
+
+
 def body(work: dict[str, Any], rng: random.Random) -> list[Flowable]:
-    """Invented sections around the work's own topics, with a table and a numbered equation."""
+    """Invented sections around the work's own topics, with a table and a numbered equation.
+
+    A work whose YAML writes its full text out (``fulltext:``) gets that text instead.
+    """
+    if work.get("fulltext"):
+        return written_body(work)
     first, second, third = topics(work)
     n = rng.randrange(1800, 48000)
     lags = rng.choice((3, 5, 7, 14))

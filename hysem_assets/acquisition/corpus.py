@@ -21,10 +21,12 @@ from pydantic import Field
 from hysem_assets.acquisition.contracts import clusters_with_several_dois, lost_and_repeated, repeated_cluster_ids
 from hysem_assets.acquisition.enrich import apply_enrichment, retracted_clusters
 from hysem_assets.dedup import cluster_records, merge_clusters
+from hysem_assets.empty import empty_note, nothing_to_check
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.progress import Progress
 from hysem_assets.queries import METADATA_SOURCES, get_query
+from hysem_assets.records import records_frame
 from hysem_assets.resources import ScholarlyApis
 
 CHECKS = {
@@ -42,9 +44,10 @@ class CorpusConfig(Config):
 
 def combine_raw(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """All source records in one frame, each with a ``record_id`` of ``source:source_id``."""
-    combined = pd.concat([frame for frame in frames.values() if len(frame)], ignore_index=True)
-    if combined.empty:
-        return combined.assign(record_id=pd.Series(dtype="string"))
+    filled = [frame for frame in frames.values() if len(frame)]
+    if not filled:  # nothing matched anywhere: the empty core table, so every later step sees its columns
+        return records_frame([]).assign(record_id=pd.Series(dtype="string"))
+    combined = pd.concat(filled, ignore_index=True)
     return combined.assign(record_id=combined["source"].astype(str) + ":" + combined["source_id"].astype(str))
 
 
@@ -104,6 +107,7 @@ def _metadata(raw, corpus, pairs, lookups, seconds) -> dict:
     retracted = corpus.loc[corpus["is_retracted"].fillna(False).astype(bool), "doi"].fillna("(no DOI)").tolist()
     metadata = {
         "dagster/row_count": len(corpus),
+        **empty_note(len(corpus)),
         "raw_records": len(raw),
         "duplicates_merged": len(raw) - len(corpus),
         "multi_source_works": multi_source,
@@ -124,9 +128,11 @@ def _metadata(raw, corpus, pairs, lookups, seconds) -> dict:
 
 def _check_results(raw: pd.DataFrame, corpus: pd.DataFrame, cluster_ids: pd.Series):
     lost, repeated = lost_and_repeated(raw["record_id"].tolist(), corpus)
+    description = nothing_to_check(len(raw))
     yield AssetCheckResult(
         check_name="every_raw_record_in_one_cluster",
         passed=not lost and not repeated,
+        description=description,
         metadata={
             "raw_records": len(raw),
             "lost": len(lost),
@@ -138,12 +144,14 @@ def _check_results(raw: pd.DataFrame, corpus: pd.DataFrame, cluster_ids: pd.Seri
     yield AssetCheckResult(
         check_name="cluster_ids_unique",
         passed=not duplicates,
+        description=description,
         metadata={"repeated_ids": ", ".join(duplicates[:10]) or "none"},
     )
     conflicts = clusters_with_several_dois(raw, cluster_ids)
     yield AssetCheckResult(
         check_name="one_doi_per_cluster",
         passed=not conflicts,
+        description=description,
         severity=AssetCheckSeverity.ERROR,
         metadata={
             "conflicting_clusters": len(conflicts),

@@ -42,7 +42,7 @@ def apply_enrichment(
         for row in corpus.astype(object).to_dict("records")
     ]
     columns = list(dict.fromkeys([*corpus.columns, *ADDED_COLUMNS]))
-    enriched = pd.DataFrame(rows, columns=columns)
+    enriched = pd.DataFrame(rows, columns=columns).astype(corpus.dtypes.to_dict())  # types survive the rows
     enriched["cited_by_count"] = enriched["cited_by_count"].astype("Int64")
     for flag in ("is_retracted", "is_published"):
         enriched[flag] = enriched[flag].astype("boolean")

@@ -7,8 +7,9 @@ from typing import Any
 import pandas as pd
 from dagster import MetadataValue
 
+from hysem_assets.empty import empty_note
 from hysem_assets.metadata import table_preview
-from hysem_assets.sources.base import FetchOutcome
+from hysem_assets.sources.base import Failure, FetchOutcome
 
 PREVIEW_COLUMNS = ["source_id", "doi", "year", "first_author", "title"]
 
@@ -24,27 +25,42 @@ def fatal_error(outcome: FetchOutcome) -> str | None:
     )
 
 
-def failures_table(outcome: FetchOutcome, limit: int = 50) -> str:
-    rows = [f"| {f.where} | {f.reason.replace('|', '/')} |" for f in outcome.failures[:limit]]
-    more = [f"| … | {len(outcome.failures) - limit} more |"] if len(outcome.failures) > limit else []
+def partial_summary(outcome: FetchOutcome, records: int, expected: int | None) -> str:
+    """One line: what is missing from a partial fetch and where it first failed."""
+    first = outcome.failures[0]
+    held = f"{records:,} of {expected:,}" if expected is not None and expected > records else f"{records:,}"
+    return (
+        f"{outcome.source} fetch is partial: {len(outcome.failures)} request(s) still failed after retries "
+        f"(first at {first.where}: {first.reason}); it holds {held} records"
+    )
+
+
+def failures_table(failures: list[Failure], limit: int = 50) -> str:
+    rows = [f"| {f.where} | {f.reason.replace('|', '/')} |" for f in failures[:limit]]
+    more = [f"| … | {len(failures) - limit} more |"] if len(failures) > limit else []
     return "\n".join(["| where | reason |", "|---|---|", *rows, *more])
 
 
 def outcome_metadata(outcome: FetchOutcome, frame: pd.DataFrame, endpoint_url: str, seconds: float) -> dict[str, Any]:
     metadata: dict[str, Any] = {
         "dagster/row_count": len(frame),
+        **empty_note(len(frame), outcome.skipped or f"{outcome.source} returned no record for this query"),
         "source_url": endpoint_url,
         "total_available": outcome.total_available if outcome.total_available is not None else -1,
         "requests": outcome.stats.requests,
         "retries": outcome.stats.retries,
+        "partial": outcome.partial,
         "failures": len(outcome.failures),
+        "rejected_records": len(outcome.rejected),
         "with_doi": int(frame["doi"].notna().sum()),
         "with_abstract": int(frame["abstract"].notna().sum()),
         "seconds": round(seconds, 2),
         "preview": table_preview(frame, PREVIEW_COLUMNS, empty="_no records_"),
     }
     if outcome.failures:
-        metadata["failure_details"] = MetadataValue.md(failures_table(outcome))
+        metadata["failure_details"] = MetadataValue.md(failures_table(outcome.failures))
+    if outcome.rejected:
+        metadata["rejected_details"] = MetadataValue.md(failures_table(outcome.rejected))
     if outcome.notes:
         metadata["notes"] = MetadataValue.md("\n".join(f"- {note}" for note in outcome.notes))
     if outcome.skipped:

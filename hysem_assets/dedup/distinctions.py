@@ -11,6 +11,7 @@ here is publishing and study-design vocabulary, the same for every field of rese
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from hysem_assets.dedup.normalize import ORDINAL_QUALIFIERS, fold, is_missing, text_or_empty
@@ -44,7 +45,8 @@ def is_recurring_title(title_words: str) -> bool:
 
 #: Classes of words that tell two studies of one programme apart: for whom, at which
 #: stage, in which design. Spelling variants are listed as they come out of ``tokens``.
-_CONTRAST_CLASSES: dict[str, frozenset[str]] = {
+#: Canonical terms keep terms apart on the first three too (``hysem_assets.terms.grouping``).
+CONTRAST_CLASSES: dict[str, frozenset[str]] = {
     "population": frozenset(
         "adult adults adulthood adolescent adolescents adolescence child children childhood paediatric "
         "pediatric paediatrics pediatrics infant infants infancy neonatal neonate neonates newborn newborns "
@@ -66,11 +68,12 @@ _SPELLINGS = {"paediatric": "pediatric", "paediatrics": "pediatrics", "randomise
               "nonrandomised": "nonrandomized"}  # fmt: skip
 
 
-def _class_words(words: set[str]) -> dict[str, set[str]]:
+def class_words(words: set[str], classes: Mapping[str, frozenset[str]] = CONTRAST_CLASSES) -> dict[str, set[str]]:
+    """The words of ``words`` in each class, spelling variants as one word."""
     found: dict[str, set[str]] = {}
     for word in words:
         word = _SPELLINGS.get(word, word)
-        for name, members in _CONTRAST_CLASSES.items():
+        for name, members in classes.items():
             if word in members:
                 found.setdefault(name, set()).add(word)
     return found
@@ -85,7 +88,7 @@ def contrasting_words(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     one's opening (a dropped subtitle), whose extra words describe the same study.
     """
     only_a, only_b = set(a) - set(b), set(b) - set(a)
-    words_a, words_b = _class_words(only_a), _class_words(only_b)
+    words_a, words_b = class_words(only_a), class_words(only_b)
     if not words_a and not words_b:
         return None
     shorter, longer = sorted((a, b), key=len)

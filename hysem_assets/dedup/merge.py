@@ -117,4 +117,7 @@ def merge_clusters(
     links = _links_by_cluster(clusters, [row["record_id"] for row in rows], cluster_ids)
     for row in merged:
         row["merge_evidence"] = links.get(row["cluster_id"], [])
-    return pd.DataFrame(merged, columns=list(MERGED_COLUMNS))
+    table = pd.DataFrame(merged, columns=list(MERGED_COLUMNS))
+    # Typed as in the source tables, so the type does not depend on whether a year is missing or no record came.
+    table["year"] = table["year"].astype("Int64")
+    return table

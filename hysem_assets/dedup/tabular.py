@@ -26,8 +26,14 @@ from hysem_assets.dedup.explain import PairExplanation, explain_pair
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
 from hysem_assets.identifiers import extract_doi
 
-#: An entry opening such as ``@article{`` (not ``@comment``, ``@string`` or ``@preamble``).
-_BIBTEX_ENTRY = re.compile(r"^\s*@(?!comment\b|string\b|preamble\b)\w+\s*[{(]", re.IGNORECASE | re.MULTILINE)
+#: An entry opening such as ``@article{key,`` (not ``@comment``, ``@string`` or ``@preamble``).
+_BIBTEX_ENTRY = re.compile(
+    r"^\s*@(?!comment\b|string\b|preamble\b)\w+\s*[{(]\s*(?P<key>[^,\s]*)", re.IGNORECASE | re.MULTILINE
+)
+#: A RIS tag line: two characters, two spaces, a hyphen (``TY  - JOUR``, ``ER  -``).
+_RIS_TAG = re.compile(r"^(?P<tag>[A-Z][A-Z0-9])  -(?: |$)")
+#: Line numbers listed in one warning before "and N more".
+_LINES_SHOWN = 10
 
 #: Standard column -> accepted header names (compared case-insensitively), in preference order.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -144,23 +150,76 @@ def _open_quote(fields: list[str], columns: int, separator: str) -> bool:
     return len(fields) < columns and any(separator in line for field in fields for line in field.splitlines()[1:])
 
 
-def _read_ris(text: str) -> pd.DataFrame:
-    return pd.DataFrame(rispy.loads(text))
+def _read_ris(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
+    """RIS records, each from its ``TY`` line to its ``ER`` line.
+
+    A record whose ``ER`` is missing is read up to the next ``TY`` (the parser would drop
+    it); lines outside any record are skipped; both are reported with their line numbers.
+    A file without a single ``TY`` line is not RIS and fails.
+    """
+    kept: list[str] = []
+    warnings: list[str] = []
+    outside: list[int] = []
+    opened: int | None = None  # the line of the open record's TY
+    records = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _RIS_TAG.match(line)
+        tag = match.group("tag") if match else None
+        if tag == "TY":
+            if opened is not None:
+                warnings.append(_unended_ris_record(name, opened, f"line {number - 1}"))
+                kept.append("ER  - ")
+            opened, records = number, records + 1
+            kept.append(line)
+        elif opened is None:
+            if line.strip():
+                outside.append(number)
+        else:
+            kept.append(line)
+            if tag == "ER":
+                opened = None
+    if opened is not None:
+        warnings.append(_unended_ris_record(name, opened, "the end of the file"))
+        kept.append("ER  - ")
+    if not records:
+        raise BibliographyError(
+            f"'{name}' holds no RIS record: each record starts with a 'TY  - ' line and ends with 'ER  - '. "
+            "Export the records as RIS again."
+        )
+    if outside:
+        warnings.append(
+            f"{_lines(outside)} of '{name}' lie outside any record (no 'TY  - ' line opens them) and were skipped."
+        )
+    try:
+        entries = rispy.loads("\n".join(kept))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BibliographyError(f"'{name}' cannot be read as RIS ({type(exc).__name__}: {exc}).") from None
+    return pd.DataFrame(entries), warnings
 
 
-def _read_bibtex(text: str) -> tuple[pd.DataFrame, list[str]]:
+def _unended_ris_record(name: str, start: int, end: str) -> str:
+    return f"Line {start} of '{name}' opens a record with no 'ER  - ' line; it was read up to {end}."
+
+
+def _lines(numbers: list[int]) -> str:
+    shown = ", ".join(map(str, numbers[:_LINES_SHOWN]))
+    more = f" and {len(numbers) - _LINES_SHOWN} more" if len(numbers) > _LINES_SHOWN else ""
+    return f"Line{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def _read_bibtex(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
     parser.customization = convert_to_unicode  # M{\"u}ller -> Müller
     entries = bibtexparser.loads(text, parser=parser).entries
-    declared = len(_BIBTEX_ENTRY.findall(text))
-    warnings = (
-        [
-            f"{declared - len(entries)} of {declared} BibTeX entries could not be parsed and were skipped. "
-            "Check their braces and commas."
-        ]
-        if declared > len(entries)
-        else []
-    )
+    declared = [(text.count("\n", 0, m.start("key")) + 1, m.group("key")) for m in _BIBTEX_ENTRY.finditer(text)]
+    warnings = []
+    if len(declared) > len(entries):
+        parsed = {entry.get("ID") for entry in entries}
+        skipped = [line for line, key in declared if key not in parsed] or [line for line, _ in declared]
+        warnings.append(
+            f"{len(declared) - len(entries)} of {len(declared)} BibTeX entries could not be parsed and were "
+            f"skipped ({_lines(skipped).lower()} of '{name}'). Check their braces and commas."
+        )
     return pd.DataFrame(entries), warnings
 
 
@@ -178,9 +237,9 @@ def read_bibliography(path: str | Path) -> pd.DataFrame:
     text, warnings = _decode(raw, path.name)
     suffix = path.suffix.lower()
     if suffix == ".ris":
-        frame, parse_warnings = _read_ris(text), []
+        frame, parse_warnings = _read_ris(text, path.name)
     elif suffix in (".bib", ".bibtex"):
-        frame, parse_warnings = _read_bibtex(text)
+        frame, parse_warnings = _read_bibtex(text, path.name)
     else:
         frame, parse_warnings = _read_csv(text, path.name)
     frame.attrs["warnings"] = warnings + parse_warnings
@@ -243,6 +302,11 @@ def _unique_ids(ids: list[Any]) -> tuple[list[str], list[str]]:
     return unique, warnings
 
 
+def _shown(value: str, limit: int = 80) -> str:
+    """A value quoted in a warning, cut short so one field of 200 kB stays one readable line."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
 def _record_warnings(standard: pd.DataFrame) -> list[str]:
     warnings = []
     for record_id, title, doi in zip(standard["record_id"], standard["title"], standard["doi"]):
@@ -254,13 +318,13 @@ def _record_warnings(standard: pd.DataFrame) -> list[str]:
             )
         elif len(words) == 1:
             warnings.append(
-                f"Record '{record_id}' has a one-word title ({text_or_empty(title)!r}); it is "
+                f"Record '{record_id}' has a one-word title ({_shown(text_or_empty(title))}); it is "
                 "matched only when first author, year and pages (or volume and journal) agree "
                 "too. Check that the title is complete."
             )
         if not is_missing(doi) and extract_doi(str(doi)) is None:
             warnings.append(
-                f"Record '{record_id}': {text_or_empty(doi)!r} in the DOI column is not a "
+                f"Record '{record_id}': {_shown(text_or_empty(doi))} in the DOI column is not a "
                 "DOI and is ignored. Correct it (10.NNNN/suffix) or clear the field."
             )
     return warnings

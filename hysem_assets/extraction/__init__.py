@@ -8,7 +8,7 @@ from hysem_assets.extraction.documents import (
     extract_documents,
     extract_documents_sync,
 )
-from hysem_assets.extraction.fields import FieldsError, FieldSpec, load_fields, record_model, response_schema
+from hysem_assets.extraction.fields import FieldSpec, record_model, response_schema
 from hysem_assets.extraction.merge import merge_records
 
 __all__ = [
@@ -17,13 +17,11 @@ __all__ = [
     "Document",
     "ExtractionResult",
     "FieldSpec",
-    "FieldsError",
     "chunk_text",
     "count_tokens",
     "extract_document",
     "extract_documents",
     "extract_documents_sync",
-    "load_fields",
     "merge_records",
     "record_model",
     "response_schema",

@@ -1,4 +1,4 @@
-"""``extracted_fields``: the fields of config/fields.yaml for every work, by the profile's LLM backend."""
+"""``extracted_fields``: the fields of the query's review protocol for every work, by the profile's LLM backend."""
 
 import json
 import time
@@ -6,14 +6,30 @@ import time
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
+from hysem_assets.empty import empty_note, typed_when_empty
 from hysem_assets.environment import hysem_home
-from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync, load_fields
+from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync
+from hysem_assets.extraction.documents import EXTRACTION_RUN_COLUMNS
+from hysem_assets.extraction.evidence import evidence_for
 from hysem_assets.llm import build_backend
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
+from hysem_assets.protocols import Protocol, protocol_for_query
 from hysem_assets.resources import FieldExtractor
+
+#: Types of the columns beside the fields, which a table of no works cannot infer.
+RUN_DTYPES = {
+    "text_source": "object",
+    "status": "object",
+    "error": "object",
+    "chunks": "int64",
+    "prompt_tokens": "int64",
+    "completion_tokens": "int64",
+    "cache_hits": "int64",
+    "evidence": "object",
+}
 
 
 def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Document]:
@@ -33,6 +49,20 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
     return documents
 
 
+def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
+    """One Parquet type per field column: lists and records as JSON text, numbers as nullable numbers."""
+    table = table.copy()
+    for field in protocol.fields:
+        column = table[field.name]
+        if field.type in ("terms",) or field.records:
+            table[field.name] = column.map(
+                lambda value: None if value is None else json.dumps(value, ensure_ascii=False)
+            )
+        elif field.type == "number":
+            table[field.name] = pd.array(column, dtype="Int64" if field.number_kind == "count" else "Float64")
+    return table
+
+
 @asset(
     group_name="enrichment",
     partitions_def=queries_partitions,
@@ -40,8 +70,9 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
     pool="gpu",
     op_tags=gpu_step_tags("extracted_fields"),
     description=(
-        "Structured fields (config/fields.yaml) per work, extracted chunk by chunk with the record merged so far "
-        "in context, validated with pydantic; full text where parsed, else title and abstract."
+        "The fields of the query's review protocol (config/protocols) per work, each value with its evidence "
+        "sentence, extracted chunk by chunk with the record merged so far in context and validated with pydantic; "
+        "full text where parsed, else title and abstract."
     ),
     kinds={"python", "parquet"},
 )
@@ -52,10 +83,14 @@ def extracted_fields(
     parsed_docs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = field_extractor.settings
-    fields = load_fields()
-    backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields")
+    protocol = protocol_for_query(context.partition_key)
+    fields = protocol.extraction_fields()
+    backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields", protocol=protocol)
     documents = documents_to_extract(deduped_corpus, parsed_docs)
-    context.log.info(f"Extracting {len(fields)} fields from {len(documents):,} works with {backend.model}")
+    context.log.info(
+        f"Extracting {len(fields)} fields of protocol {protocol.name} from {len(documents):,} works "
+        f"with {backend.model}"
+    )
     progress = Progress(context.log, "extracted_fields", unit="documents")
     started = time.monotonic()
     try:
@@ -71,20 +106,29 @@ def extracted_fields(
         )
     finally:
         progress.close()
-    table = pd.DataFrame([result.as_row() for result in results]).rename(columns={"doc_id": "cluster_id"})
+    columns = ["doc_id", *(field.name for field in fields), *EXTRACTION_RUN_COLUMNS]
+    table = pd.DataFrame([result.as_row() for result in results], columns=columns)
+    table = table.rename(columns={"doc_id": "cluster_id"})
     table.insert(1, "text_source", [document.metadata["text_source"] for document in documents])
+    table.insert(2, "protocol", protocol.fingerprint)
+    table["evidence"] = [
+        json.dumps(evidence_for(document.text, protocol, result.values), ensure_ascii=False)
+        for document, result in zip(documents, results, strict=True)
+    ]
     field_names = [field.name for field in fields]
-    for name in field_names:  # nested values as JSON text, so Parquet keeps one type per column
-        table[name] = table[name].map(
-            lambda value: value if isinstance(value, str) or value is None else json.dumps(value)
-        )
+    table = typed_columns(table, protocol)
+    table = typed_when_empty(table, RUN_DTYPES)
     for row in table[table["status"] == "error"].itertuples():
         context.log.warning(f"{row.cluster_id}: {row.error}")
-    filled = {name: int(table[name].map(lambda v: v not in (None, "", "[]", "null")).sum()) for name in field_names}
+    filled = {
+        name: int(table[name].map(lambda v: not pd.isna(v) and v not in ("", "[]")).sum()) for name in field_names
+    }
     return Output(
         table,
         metadata={
             "dagster/row_count": len(table),
+            **empty_note(len(table)),
+            "protocol": protocol.fingerprint,
             "backend": backend.model,
             "tokenizer": TOKENIZER_NAME,
             **backend.usage.as_metadata(),

@@ -40,6 +40,10 @@ class Document:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: Columns after the fields in an extraction row: how the document went and what it cost.
+EXTRACTION_RUN_COLUMNS = ("status", "error", "chunks", "prompt_tokens", "completion_tokens", "cache_hits")
+
+
 @dataclass(frozen=True)
 class ExtractionResult:
     """The row of one document. Tokens are those this run spent on it (answers replayed from cache cost none).

@@ -1,11 +1,14 @@
-"""The embedded default backend: extraction without a generative model.
+"""The embedded default backend: extraction without a generative model, for any review protocol.
 
 It answers the same structured requests as an LLM, reading the excerpt between the
-document tags of the prompt and filling each requested field the way ``fields.yaml``
-says: synonym dictionaries for lists, the sentences most similar to the field's
-explanation (packaged MiniLM embeddings) for text, regular expressions for numbers.
-It is deterministic, runs on a laptop CPU, and spends no tokens; how good it is,
-``benchmarks/extraction_quality.py`` measures against hand-made gold annotations.
+document tags of the prompt and filling each requested field of the query's protocol by
+what the field declares (:func:`method_for`): synonym dictionaries where a field has one,
+open-vocabulary noun phrases ranked by cues and packaged MiniLM embeddings for terms,
+cue-announced spans for text with cues, the sentences most similar to the explanation for
+text without, cue phrases and similarity for categories, regular expressions for counts,
+durations, quantities and effect estimates. It is deterministic, runs on a laptop CPU,
+and spends no tokens; ``benchmarks/open_extraction.py`` and
+``benchmarks/extraction_quality.py`` measure it against hand labels.
 """
 
 from __future__ import annotations
@@ -16,35 +19,61 @@ import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hysem_assets.embeddings import Encoder
-from hysem_assets.environment import config_dir
-from hysem_assets.extraction.fields import FieldsError, FieldSpec, load_fields
-from hysem_assets.extraction.numbers import metric_values, sample_size
+from hysem_assets.extraction.categories import choose_category
+from hysem_assets.extraction.estimates import effect_estimates
+from hysem_assets.extraction.numbers import duration, metric_values, quantity, sample_size
+from hysem_assets.extraction.open_terms import rank_terms
+from hysem_assets.extraction.passages import best_span
 from hysem_assets.extraction.prompts import excerpt_of
-from hysem_assets.extraction.sentences import most_similar_sentences
-from hysem_assets.extraction.text import split_sentences
+from hysem_assets.extraction.reading import Reading
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message
 from hysem_assets.llm.config import ExtractiveConfig
+from hysem_assets.protocols import ESTIMATE_PROPERTIES, METRIC_PROPERTIES, Protocol, ProtocolField, load_protocol
 from hysem_assets.terms.dictionaries import load_dictionary
 from hysem_assets.terms.matcher import TermMatcher
 
-#: Which field shapes each extractive method can fill.
-_METHOD_SHAPES = {
-    "dictionary": lambda spec: spec.type == "list",
-    "sentence": lambda spec: spec.type == "text",
-    "count": lambda spec: spec.type == "structured" and spec.value == "integer",
-    "metric_values": lambda spec: spec.is_records,
-}
+#: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
+RULES_VERSION = "open-vocabulary-1"
+
+Method = Literal[
+    "dictionary",
+    "phrases",
+    "sentences",
+    "span",
+    "category",
+    "count",
+    "duration",
+    "effect_estimates",
+    "metric_values",
+    "quantity",
+]
+
+
+def method_for(field: ProtocolField) -> Method:
+    """How the embedded extractor fills ``field``, from its type, kind, dictionary and cues."""
+    if field.type == "category":
+        return "category"
+    if field.type == "terms":
+        return "dictionary" if field.dictionary else "phrases"
+    if field.type == "text":
+        return "span" if field.cues else "sentences"
+    kind = field.number_kind
+    if kind == "metric":
+        return "metric_values"
+    if kind == "effect_estimate":
+        return "effect_estimates"
+    return {"count": "count", "duration": "duration"}.get(kind, "quantity")  # type: ignore[return-value]
 
 
 class ExtractiveBackend:
-    """Implements :class:`~hysem_assets.llm.backend.LLMBackend` for schema-constrained requests."""
+    """Implements :class:`~hysem_assets.llm.backend.LLMBackend` for schema-constrained requests of one protocol."""
 
     def __init__(
         self,
-        fields: Sequence[FieldSpec],
+        protocol: Protocol,
         dictionaries: Mapping[str, TermMatcher],
         *,
         embedding_model: str | None = None,
@@ -53,17 +82,19 @@ class ExtractiveBackend:
         min_similarity: float = 0.1,
         fingerprint: str = "",
     ):
-        self.fields = {spec.name: spec for spec in fields}
+        self.protocol = protocol
+        self.fields = {spec.name: spec for spec in protocol.fields}
         self.dictionaries = dict(dictionaries)
         self.encoder = Encoder(embedding_model, device=device)
         self.sentences = sentences
         self.min_similarity = min_similarity
-        self._model_id = f"extractive/{Path(self.encoder.name).name}@{fingerprint}"
+        self._model_id = f"extractive/{Path(self.encoder.name).name}@{protocol.fingerprint}/{fingerprint}"
         self._lock = threading.Lock()
+        self._constant_vectors: dict[str, Any] = {}  # descriptions and cues, embedded once per process
 
     @property
     def model(self) -> str:
-        """Names the method and a hash of its fields, dictionaries and settings: edits invalidate the cache."""
+        """Names the method, the protocol's fingerprint and a hash of the settings: edits invalidate the cache."""
         return self._model_id
 
     async def complete(
@@ -80,67 +111,89 @@ class ExtractiveBackend:
         return Completion(text=json.dumps(values, ensure_ascii=False), parsed_json=values)
 
     def extract(self, text: str, names: Sequence[str]) -> dict[str, Any]:
-        """Values of the fields ``names`` found in ``text``; a field without a method stays empty."""
-        return {name: self._value(self.fields[name], text) if name in self.fields else None for name in names}
+        """Values of the fields ``names`` found in ``text``; a name the protocol lacks stays empty."""
+        reading = Reading(text, self.encoder, self._lock, self._constant_vectors)
+        return {name: self._value(self.fields[name], reading) if name in self.fields else None for name in names}
 
-    def _value(self, spec: FieldSpec, text: str) -> Any:
-        if spec.extractive == "dictionary":
-            return self.dictionaries[spec.name].find(text)
-        if spec.extractive == "sentence":
-            return self._sentences(text, spec.description)
-        if spec.extractive == "count":
-            return sample_size(text)
-        if spec.extractive == "metric_values":  # keep the properties the field declares, nothing else
+    def _others(self, field: ProtocolField) -> dict[str, str]:
+        """Descriptions of the protocol's other phrase fields (terms, text): what a phrase must fit worse."""
+        return {
+            spec.name: spec.description
+            for spec in self.protocol.fields
+            if spec.name != field.name and spec.type in ("terms", "text")
+        }
+
+    def _value(self, field: ProtocolField, reading: Reading) -> Any:
+        method = method_for(field)
+        text = reading.text
+        if method == "dictionary":
+            return self.dictionaries[field.name].find(text)
+        if method == "phrases":
+            return [term.text for term in rank_terms(reading, field.description, field.cues, self._others(field))]
+        if method == "sentences":
+            return self._sentences(reading, field.description)
+        if method == "span":
+            other_cues = [cue for spec in self.protocol.fields if spec.name != field.name for cue in spec.cues]
+            span = best_span(reading, field.description, field.cues, self._others(field), other_cues)
+            return span.text if span else None
+        if method == "category":
+            chosen = choose_category(reading, field.values or {})
+            return chosen[0] if chosen else None
+        if method == "metric_values":  # keep the properties the field declares, nothing else
             return [
-                {name: found.get(name) for name in spec.properties or {}}
-                for found in metric_values(text, self.dictionaries[spec.name])
+                {name: found.get(name) for name in METRIC_PROPERTIES}
+                for found in metric_values(text, self.dictionaries[field.name])
             ]
-        return [] if spec.type == "list" or spec.many else None
-
-    def _sentences(self, text: str, description: str) -> str | None:
-        with self._lock:  # one encoder pass at a time: torch already uses every core
-            chosen = most_similar_sentences(
-                split_sentences(text),
-                description,
-                self.encoder,
-                keep=self.sentences,
-                min_similarity=self.min_similarity,
+        if method == "effect_estimates":
+            return [{name: found.get(name) for name in ESTIMATE_PROPERTIES} for found in effect_estimates(text)]
+        if method == "count":
+            value: float | None = sample_size(text)
+        elif method == "duration":
+            value = duration(text, field.unit)
+        else:
+            value = quantity(text, field.unit, field.cues)
+        if field.records:  # several values per work: one record each
+            measure = field.unit or field.name.replace("_", " ")
+            return (
+                []
+                if value is None
+                else [{"measure": measure, "value": value, "ci_lower": None, "ci_upper": None, "context": None}]
             )
+        return value
+
+    def _sentences(self, reading: Reading, description: str) -> str | None:
+        """Up to ``sentences`` sentences most similar to ``description``, in text order, above ``min_similarity``."""
+        if not reading.sentences:
+            return None
+        similarities = reading.sentence_vectors @ reading.embed_constant([description])[0]
+        best = sorted(range(len(reading.sentences)), key=lambda index: -float(similarities[index]))[: self.sentences]
+        chosen = [reading.sentences[i] for i in sorted(best) if similarities[i] >= self.min_similarity]
         return " ".join(chosen) or None
 
     async def aclose(self) -> None:
         """Nothing to release: the encoder stays loaded for the process."""
 
 
-def _fingerprint(fields: Sequence[FieldSpec], dictionary_files: Sequence[Path], config: ExtractiveConfig) -> str:
-    digest = hashlib.sha256()
-    digest.update(json.dumps([spec.model_dump() for spec in fields], sort_keys=True).encode())
-    digest.update(json.dumps([config.embedding_model, config.sentences, config.min_similarity]).encode())
-    for path in dictionary_files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
+def _settings_fingerprint(config: ExtractiveConfig) -> str:
+    settings = [RULES_VERSION, config.embedding_model, config.sentences, config.min_similarity]
+    return hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:12]
 
 
-def from_config(config: ExtractiveConfig) -> ExtractiveBackend:
-    """The backend for the profile's fields file and dictionaries directory (defaults under config/)."""
-    fields = load_fields(config.fields_path)
-    for spec in fields:
-        if spec.extractive and not _METHOD_SHAPES[spec.extractive](spec):
-            raise FieldsError(
-                f"Field {spec.name!r}: extractive method {spec.extractive!r} cannot fill a {spec.type} field of this shape."
-            )
-    directory = config.dictionaries_dir or config_dir() / "dictionaries"
-    files = {
-        spec.name: directory / f"{spec.name}.yaml"
-        for spec in fields
-        if spec.extractive in ("dictionary", "metric_values")
-    }
+def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) -> ExtractiveBackend:
+    """The backend for ``protocol``: its fields, and the synonym dictionaries its fields name."""
+    config = config or ExtractiveConfig(backend="extractive")
+    files = protocol.dictionary_files()
     return ExtractiveBackend(
-        fields,
+        protocol,
         {name: load_dictionary(path).matcher for name, path in files.items()},
         embedding_model=config.embedding_model,
         device=config.device,
         sentences=config.sentences,
         min_similarity=config.min_similarity,
-        fingerprint=_fingerprint(fields, sorted(files.values()), config),
+        fingerprint=_settings_fingerprint(config),
     )
+
+
+def from_config(config: ExtractiveConfig, protocol: Protocol | None = None) -> ExtractiveBackend:
+    """The backend for the query's protocol (the ``generic`` one when none is given)."""
+    return from_protocol(protocol or load_protocol(None), config)

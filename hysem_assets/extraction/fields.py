@@ -1,33 +1,25 @@
-"""The fields to extract, read from ``config/fields.yaml``, and the models and schema built from them.
+"""The shapes the extraction engine works with, and the models and schema built from them.
 
-One definition feeds three consumers: the JSON schema sent to servers for constrained
-decoding, the pydantic model that validates what comes back, and the prompt's field
-explanations. Changing a field is a YAML edit, never a code change.
+A review protocol (:mod:`hysem_assets.protocols`) compiles each of its fields to one of
+three shapes, and one definition feeds three consumers: the JSON schema sent to servers
+for constrained decoding, the pydantic model that validates what comes back, and the
+prompt's field explanations. Changing a field is a protocol edit, never a code change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, model_validator
-
-from hysem_assets.environment import config_dir
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
 
 FieldKind = Literal["list", "text", "structured"]
 ValueType = Literal["integer", "number", "string"]
-ExtractiveMethod = Literal["dictionary", "sentence", "count", "metric_values"]
 
 #: Column names of an extraction row that fields must not take.
 RESERVED_NAMES = frozenset({"doc_id", "status", "error", "chunks", "prompt_tokens", "completion_tokens"})
 SCHEMA_TITLE = "ExtractedFields"
 _PYTHON_TYPES: dict[ValueType, type] = {"integer": int, "number": float, "string": str}
-
-
-class FieldsError(ValueError):
-    """A fields file that is missing or does not describe fields correctly."""
 
 
 class PropertySpec(BaseModel):
@@ -42,7 +34,7 @@ class PropertySpec(BaseModel):
 
 
 class FieldSpec(BaseModel):
-    """One field: its name, type, the explanation a model reads, and how the extractive backend fills it."""
+    """One field: its name, shape and the explanation a model reads; ``enum`` closes a text field's values."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -52,7 +44,7 @@ class FieldSpec(BaseModel):
     value: ValueType | None = None
     properties: dict[str, PropertySpec] | None = None
     many: bool = False
-    extractive: ExtractiveMethod | None = None
+    enum: list[str] | None = None
 
     @model_validator(mode="after")
     def _shape_matches_type(self) -> FieldSpec:
@@ -65,25 +57,13 @@ class FieldSpec(BaseModel):
                 raise ValueError("`many` applies to records (`properties`), not to a single value")
         elif self.value is not None or self.properties is not None or self.many:
             raise ValueError(f"`value`, `properties` and `many` apply to structured fields, not {self.type}")
+        if self.enum is not None and self.type != "text":
+            raise ValueError("`enum` applies to text fields")
         return self
 
     @property
     def is_records(self) -> bool:
         return self.properties is not None and self.many
-
-
-def load_fields(path: Path | None = None) -> list[FieldSpec]:
-    """Fields in file order from ``path`` (default ``<config dir>/fields.yaml``)."""
-    path = path or config_dir() / "fields.yaml"
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return [
-            FieldSpec.model_validate({"name": name, **spec}) for name, spec in (document.get("fields") or {}).items()
-        ]
-    except FileNotFoundError as exc:
-        raise FieldsError(f"Fields file {path} does not exist; set HYSEM_CONFIG_DIR or create it.") from exc
-    except (yaml.YAMLError, ValidationError, TypeError, AttributeError) as exc:
-        raise FieldsError(f"Fields file {path} is invalid: {exc}") from exc
 
 
 def _none_as_empty(value: Any) -> Any:
@@ -105,7 +85,7 @@ def _python_type(spec: FieldSpec) -> tuple[Any, Any]:
     if spec.type == "list":
         return Annotated[list[str], BeforeValidator(_none_as_empty)], []
     if spec.type == "text":
-        return str | None, None
+        return (Literal[tuple(spec.enum)] if spec.enum else str) | None, None  # type: ignore[valid-type]
     if spec.value is not None:
         return _PYTHON_TYPES[spec.value] | None, None
     record = _record_type(spec)
@@ -138,7 +118,8 @@ def _field_schema(spec: FieldSpec) -> dict[str, Any]:
     if spec.type == "list":
         return {"type": "array", "items": {"type": "string"}, "description": spec.description}
     if spec.type == "text":
-        return _value_schema("string", spec.description, nullable=True)
+        schema = _value_schema("string", spec.description, nullable=True)
+        return schema | ({"enum": [*spec.enum, None]} if spec.enum else {})
     if spec.value is not None:
         return _value_schema(spec.value, spec.description, nullable=True)
     assert spec.properties is not None

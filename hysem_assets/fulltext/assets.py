@@ -18,6 +18,7 @@ from dagster import (
 )
 from pydantic import Field
 
+from hysem_assets.empty import empty_note, nothing_to_check
 from hysem_assets.environment import MISSING_CONTACT, api_key, config_dir, hysem_home
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
@@ -67,7 +68,7 @@ def pdfs(
 ):
     spec = get_query(context.partition_key)
     endpoint = scholarly_apis.endpoint("unpaywall", spec)
-    if not endpoint.mailto:
+    if not endpoint.mailto and deduped_corpus["doi"].notna().any():  # without DOIs nothing is asked of Unpaywall
         raise Failure(description=MISSING_CONTACT)
     records = deduped_corpus[["cluster_id", "doi"]]
     progress = Progress(context.log, "pdfs", unit="works")
@@ -87,6 +88,7 @@ def pdfs(
     problems = table[~table["status"].isin(["saved", "no_oa_location"])]
     metadata = {
         "dagster/row_count": len(table),
+        **empty_note(len(table)),
         "saved": int(counts.get("saved", 0)),
         "saved_megabytes": round(float(table["bytes"].fillna(0).sum()) / 2**20, 2),
         "seconds": round(time.monotonic() - started, 2),
@@ -104,6 +106,7 @@ def pdfs(
     yield AssetCheckResult(
         check_name="every_pdf_is_valid",
         passed=not invalid,
+        description=nothing_to_check(len(table)),
         metadata={
             "saved": int(counts.get("saved", 0)),
             "invalid": len(invalid),
@@ -168,6 +171,7 @@ def library(
         table,
         metadata={
             "dagster/row_count": len(table),
+            **empty_note(len(table)),
             "style": style,
             "locale": locale,
             "citation_errors": int(errors.sum()),

@@ -5,24 +5,25 @@ import time
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, AssetsDefinition, MetadataValue, Output, asset
 
+from hysem_assets.empty import NO_RECORDS, empty_note
 from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions
 from hysem_assets.knowledge.reports import Report, load_reports, run_report
-from hysem_assets.knowledge.schema import load_schema
+from hysem_assets.knowledge.schema import graph_schema
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
 from hysem_assets.progress import Progress
+from hysem_assets.protocols import Protocol, load_protocols, protocol_for_query
 from hysem_assets.queries import get_query
 from hysem_assets.resources import ChunkStore, GraphDatabase
-from hysem_assets.retrieval.chunking import chunk_documents
+from hysem_assets.retrieval.chunking import FULL_TEXT, work_chunks
 from hysem_assets.retrieval.indexing import index_chunks, with_citations
 from hysem_assets.stores.graph import load_partition
-from hysem_assets.terms import load_dictionaries
 
 
-def dictionary_spellings() -> dict[str, dict[str, str]]:
-    return {field: dict(dictionary.spellings) for field, dictionary in load_dictionaries().items()}
+def dictionary_spellings(protocol: Protocol) -> dict[str, dict[str, str]]:
+    return {field: dict(dictionary.spellings) for field, dictionary in protocol.dictionaries().items()}
 
 
 def citable_corpus(corpus: pd.DataFrame, library: pd.DataFrame, topics: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -42,7 +43,8 @@ def citable_corpus(corpus: pd.DataFrame, library: pd.DataFrame, topics: pd.DataF
     pool="gpu",
     op_tags=gpu_step_tags("vector_index"),
     description=(
-        "Section-aware token chunks of every parsed document with their citations, embedded in batches into a "
+        "Every work's chunks with their citations: its title and abstract in sentence windows (abstract-level "
+        "evidence) and, when parsed, its full text in section-aware token chunks; embedded in batches into a "
         "Qdrant collection (payload indexed by query) and a BM25 keyword index per partition; unchanged chunks "
         "are not embedded again."
     ),
@@ -58,10 +60,12 @@ def vector_index(
     settings = chunk_store.settings
     embedder = chunk_store.encoder()
     documents = parsed_docs[parsed_docs["error"].isna()][["cluster_id", "markdown"]]
-    chunks = chunk_documents(
-        documents, max_tokens=settings.max_tokens, overlap=settings.overlap, spans=embedder.token_spans
+    works = deduped_corpus.reindex(columns=["cluster_id", "title", "abstract"])
+    chunks = work_chunks(
+        works, documents, max_tokens=settings.max_tokens, overlap=settings.overlap, spans=embedder.token_spans
     )
     chunks = with_citations(chunks, citable_corpus(deduped_corpus, library))
+    levels = chunks.groupby("cluster_id")["evidence"].agg(set) if len(chunks) else pd.Series(dtype=object)
     progress = Progress(context.log, "vector_index", unit="chunks embedded")
     store = chunk_store.open()
     try:
@@ -80,13 +84,17 @@ def vector_index(
         chunks,
         metadata={
             "dagster/row_count": len(chunks),
-            "documents": len(documents),
+            **empty_note(len(chunks), NO_RECORDS if deduped_corpus.empty else "no work has a title, abstract or text"),
+            "works": len(works),
+            "works_indexed": len(levels),
+            "works_with_full_text": int(sum(FULL_TEXT in level for level in levels)),
+            "works_abstract_only": int(sum(FULL_TEXT not in level for level in levels)),
             "embedded": summary.embedded,
             "reused": summary.reused,
             "deleted": summary.deleted,
             "model": embedder.name,
             "seconds": round(summary.seconds, 2),
-            "preview": table_preview(chunks, ["chunk_id", "section", "text"], rows=5, width=100),
+            "preview": table_preview(chunks, ["chunk_id", "evidence", "section", "text"], rows=5, width=100),
         },
     )
 
@@ -99,8 +107,9 @@ def vector_index(
         for name in ("deduped_corpus", "library", "topics", "extracted_fields", "canonical_terms", "vector_index")
     },
     description=(
-        "The partition loaded into the graph store (config/kg_schema.yaml): Query, Article, entity and Chunk nodes "
-        "with their relationships, in one transaction; records that left the query are detached."
+        "The partition loaded into the graph store: Query, Article and Chunk nodes, the entity nodes and Article "
+        "properties its review protocol declares, with their relationships, in one transaction; records that left "
+        "the query are detached."
     ),
     kinds={"python", "neo4j"},
     op_tags=GRAPH_STORE_TAG,
@@ -116,9 +125,11 @@ def knowledge_graph(
     vector_index: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = graph_database.settings
-    schema = load_schema()
-    spellings = dictionary_spellings()
-    fields = canonical_fields(schema, extracted_fields, canonical_terms, spellings)
+    protocol = protocol_for_query(context.partition_key)
+    protocol.check_extracted(extracted_fields, context.partition_key)
+    schema = graph_schema(load_protocols(), protocol)
+    spellings = dictionary_spellings(protocol)
+    fields = canonical_fields(schema, protocol, extracted_fields, canonical_terms, spellings)
     chunks = vector_index.assign(mentions=chunk_mentions(schema, vector_index, canonical_terms, spellings))
     graph = build_partition_graph(
         schema,
@@ -143,7 +154,9 @@ def knowledge_graph(
         table,
         metadata={
             "dagster/row_count": len(table),
+            **empty_note(len(deduped_corpus)),
             "backend": settings.backend,
+            "protocol": protocol.fingerprint,
             "nodes": sum(summary.nodes.values()),
             "relationships": sum(summary.relationships.values()),
             "detached": summary.detached,
@@ -158,7 +171,11 @@ def knowledge_graph(
 
 
 def report_asset(report: Report) -> AssetsDefinition:
-    """A saved Cypher report (config/reports/*.cypher) as an asset whose table shows in the UI."""
+    """A saved Cypher report (config/reports/*.cypher) as an asset whose table shows in the UI.
+
+    A report belongs to the protocols that list it; on a partition of another protocol it
+    is an empty table that says so, since its labels and filters mean nothing there.
+    """
 
     @asset(
         name=report.name,
@@ -171,6 +188,13 @@ def report_asset(report: Report) -> AssetsDefinition:
         kinds={"python", "parquet"},
     )
     def _report(context: AssetExecutionContext, graph_database: GraphDatabase) -> Output[pd.DataFrame]:
+        protocol = protocol_for_query(context.partition_key)
+        if report.name not in protocol.reports:
+            context.log.info(f"Report {report.name} is not part of protocol {protocol.name}; nothing to run.")
+            return Output(
+                pd.DataFrame(),
+                metadata={"dagster/row_count": 0, "skipped": f"not a report of protocol {protocol.name}"},
+            )
         store = graph_database.open()
         started = time.monotonic()
         try:
@@ -181,6 +205,7 @@ def report_asset(report: Report) -> AssetsDefinition:
             table,
             metadata={
                 "dagster/row_count": len(table),
+                **empty_note(len(table), "the report matches nothing in this partition's graph"),
                 "seconds": round(time.monotonic() - started, 2),
                 "result": table_preview(table, rows=50),
                 "cypher": MetadataValue.md(f"```cypher\n{report.cypher}\n```"),

@@ -90,8 +90,8 @@ def article_key(doi: Any, cluster_id: Any) -> str:
 
 
 def _node_rows(schema: GraphSchema, label: str, records: Iterable[tuple[str, Mapping[str, Any]]]) -> NodeBatch:
-    """One row per distinct key (first wins), with every declared property present."""
-    properties = schema.nodes[label].properties
+    """One row per distinct key (first wins), with every property the partition writes present."""
+    properties = schema.loaded_properties(label)
     rows: dict[str, Row] = {}
     for key, values in records:
         if key in rows:
@@ -141,7 +141,8 @@ def build_partition_graph(
         values = {prop: row.get(column) for prop, column in schema.article.items()}
         found = extracted.get(row["cluster_id"], {})
         for field, prop in property_fields.items():
-            values[prop] = next(iter(terms(found.get(field))), None)
+            value = found.get(field)
+            values[prop] = next(iter(terms(value)), None) if isinstance(value, (list, tuple, np.ndarray)) else value
         articles.append((keys[row["cluster_id"]], values))
 
     entities: dict[str, dict[str, None]] = {label: {} for label, _ in entity_fields.values()}

@@ -4,8 +4,8 @@
 ``canonical_terms`` maps every distinct (field, raw term) to a canonical term or to none.
 Graph entities are the canonical terms only: a raw term the mapping leaves unmatched does
 not become a node (it shows up in canonical_terms' unmatched table instead). A field that
-becomes an Article property (a study design, in free text) takes the first canonical term
-its text mentions.
+becomes an Article property keeps its value (a category, a number), except free text with
+a dictionary, which takes the first canonical term its text mentions.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pandas as pd
 from hysem_assets.knowledge.build import is_missing, terms
 from hysem_assets.knowledge.mentions import Vocabulary, find_mentions, merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.protocols import Protocol, ProtocolField
 from hysem_assets.terms.matcher import TermMatcher
 
 
@@ -41,19 +42,34 @@ def mapping_vocabulary(mapping: pd.DataFrame) -> Vocabulary:
     return vocabulary
 
 
+def property_value(field: ProtocolField, value: Any, matcher: TermMatcher | None) -> Any:
+    """One Article property from a field's extracted value.
+
+    A text field with a dictionary takes the first canonical term its text mentions (free
+    text would make every value distinct); other values are stored as extracted.
+    """
+    if is_missing(value) or value == "":
+        return None
+    if matcher is not None:
+        return next(iter(matcher.find(str(value))), None)
+    return value
+
+
 def canonical_fields(
     schema: GraphSchema,
+    protocol: Protocol,
     extracted: pd.DataFrame,
     mapping: pd.DataFrame,
     dictionaries: Mapping[str, Mapping[str, str]] | None = None,
 ) -> pd.DataFrame:
-    """``cluster_id`` and one column per schema field: canonical terms (entity fields) or
-    one canonical term or None (property fields). ``dictionaries``: field -> spelling ->
-    canonical, used for property fields, which canonical_terms does not map."""
+    """``cluster_id`` and one column per schema field: canonical terms (entity fields) or one value
+    (property fields). ``dictionaries``: field -> spelling -> canonical, for text properties."""
     by_raw = mapping_vocabulary(mapping)
     spellings = merge_vocabularies(dictionaries or {}, by_raw)
-    property_matchers = {
-        field: TermMatcher(spellings.get(field, {})) for field, spec in schema.fields.items() if spec.property
+    properties = {name: protocol.field(name) for name, spec in schema.fields.items() if spec.property}
+    matchers = {
+        name: TermMatcher(spellings.get(name, {})) if field.type == "text" and field.dictionary else None
+        for name, field in properties.items()
     }
     rows = []
     for record in extracted.to_dict("records"):
@@ -61,11 +77,10 @@ def canonical_fields(
         for field in schema.entity_fields():
             lookup = by_raw.get(field, {})
             row[field] = list(dict.fromkeys(lookup[t] for t in raw_values(record.get(field)) if t in lookup))
-        for field, matcher in property_matchers.items():
-            text = record.get(field)
-            row[field] = next(iter(matcher.find(None if is_missing(text) else str(text))), None)
+        for name, field in properties.items():
+            row[name] = property_value(field, record.get(name), matchers[name])
         rows.append(row)
-    return pd.DataFrame(rows, columns=["cluster_id", *schema.entity_fields(), *property_matchers])
+    return pd.DataFrame(rows, columns=["cluster_id", *schema.entity_fields(), *properties])
 
 
 def chunk_mentions(

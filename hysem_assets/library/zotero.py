@@ -28,6 +28,7 @@ from pyzotero import zotero_errors as ze
 from hysem_assets.identifiers import normalize_doi
 from hysem_assets.library.csl import STYLE_ALIASES, Citation
 from hysem_assets.library.work import Kind, Person, Work
+from hysem_assets.redaction import MASK, redact
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,8 @@ class ZoteroLibrary:
         return client
 
     def redact(self, text: str) -> str:
-        return text.replace(self.api_key, "[redacted]") if self.api_key else text
+        """The key of this library (which may not come from the environment), then every other secret."""
+        return redact(text.replace(self.api_key, MASK) if self.api_key else text)
 
 
 @dataclass(frozen=True)

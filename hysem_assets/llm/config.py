@@ -85,13 +85,12 @@ class VllmInprocConfig(_Common):
 
 
 class ExtractiveConfig(_Common):
-    """The embedded default: dictionaries, regular expressions and MiniLM sentence ranking."""
+    """The embedded default: dictionaries, noun phrases, cues, regular expressions and MiniLM ranking.
+
+    Its fields and dictionaries come from the query's review protocol, not from here.
+    """
 
     backend: Literal["extractive"]
-    #: Field definitions; default ``<config dir>/fields.yaml``.
-    fields_path: Path | None = None
-    #: Synonym dictionaries, one ``<field>.yaml`` each; default ``<config dir>/dictionaries``.
-    dictionaries_dir: Path | None = None
     #: A sentence-transformers model path or name; default the packaged all-MiniLM-L6-v2.
     embedding_model: str | None = None
     device: str = "cpu"

@@ -19,6 +19,7 @@ from hysem_assets import __version__
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, parse_json_text
 from hysem_assets.llm.config import BackendConfigError, OpenAIConfig, StructuredOutput, VllmConfig
 from hysem_assets.profile import HttpSettings
+from hysem_assets.redaction import redact
 from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy, make_session
 
 Schema = Mapping[str, Any]
@@ -175,7 +176,7 @@ class OpenAICompatibleBackend:
         try:
             text, prompt_tokens, completion_tokens, finish_reason = self.dialect.read(json.loads(raw))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            snippet = raw[:200].decode("utf-8", "replace")
+            snippet = redact(raw[:4096].decode("utf-8", "replace"))[:200]
             raise LLMError(
                 f"model {self._model!r} at {self.url}: unexpected response ({type(exc).__name__}): {snippet}"
             ) from exc

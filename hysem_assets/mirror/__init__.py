@@ -1,4 +1,4 @@
-"""Local mirror of PubMed, OpenAlex, Scopus, Crossref and Unpaywall over a snapshot directory."""
+"""Local mirror of PubMed, OpenAlex, Scopus, Crossref and Unpaywall over snapshot directories, searchable."""
 
 from hysem_assets.mirror.server import (
     MIRROR_PLACEHOLDER,
@@ -6,6 +6,7 @@ from hysem_assets.mirror.server import (
     MirrorServer,
     Snapshot,
     base_urls,
+    bundled_snapshot_dirs,
     create_app,
     default_snapshot_dir,
     doi_key,
@@ -17,6 +18,7 @@ __all__ = [
     "MirrorServer",
     "Snapshot",
     "base_urls",
+    "bundled_snapshot_dirs",
     "create_app",
     "default_snapshot_dir",
     "doi_key",

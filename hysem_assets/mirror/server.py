@@ -1,10 +1,14 @@
-"""A local mirror of the scholarly APIs that serves a snapshot directory under the real paths.
+"""A local mirror of the scholarly APIs that serves snapshot directories under the real paths.
 
 The production clients only need different base URLs to run against it, so the embedded
-profile and the tests stay offline while still exercising the real request, paging and
-parsing code. Search terms are not evaluated: every search returns the whole snapshot of
-that source, paged the way the real API pages it. Only identifier lookups (efetch ids,
-OpenAlex ``doi:``/``pmid:``/``openalex:`` filters, Crossref and Unpaywall DOIs) select records.
+profile and the tests stay offline while still exercising the real request, search, paging
+and parsing code. Searches select records: PubMed ``term``, OpenAlex ``search`` (and its
+``.search`` filters) and Scopus ``query`` are parsed in each source's syntax and evaluated
+against every record's title, abstract, keywords, MeSH headings and authors
+(``hysem_assets.mirror.search``), then paged the way the real API pages them; a search that
+finds nothing answers with that API's empty result. Date limits are not evaluated.
+Identifier lookups (efetch ids, OpenAlex ``doi:``/``pmid:``/``openalex:`` filters, Crossref
+and Unpaywall DOIs) select by identifier.
 
 Snapshot layout (every folder optional; a missing one means an empty source)::
 
@@ -14,6 +18,13 @@ Snapshot layout (every folder optional; a missing one means an empty source)::
     crossref/*.json     a list of work messages, or an API response with "message"
     unpaywall/*.json    one Unpaywall object per file, or a list of them
     files/*             anything served under /files/ (PDFs)
+    harvest.yaml        optional: the query (per source) the records were harvested with
+
+A real engine found a snapshot's records with text the snapshot does not hold (full text,
+Emtree and MeSH indexing), so evaluation alone may miss some of them; the query named in
+``harvest.yaml`` is therefore answered with every record harvested for it, as a recording
+would replay it. Several directories can be served as one: the embedded default serves the
+sample and every snapshot under ``hysem_assets/snapshots``.
 
 Any ``{MIRROR}`` in a served body is replaced by the mirror's own root URL, so snapshot
 links such as ``{MIRROR}/files/x.pdf`` point back at the mirror whatever port it runs on.
@@ -46,8 +57,22 @@ from typing import Any
 from urllib.parse import unquote
 from xml.sax.saxutils import escape
 
+import yaml
 from aiohttp import web
 from multidict import MultiDict, MultiDictProxy
+
+from hysem_assets.mirror.search import (
+    And,
+    Dialect,
+    Document,
+    Node,
+    compile_query,
+    evaluate,
+    openalex_filter_query,
+    simplify,
+    terms,
+)
+from hysem_assets.mirror.texts import openalex_document, pubmed_document, scopus_document
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
@@ -91,6 +116,16 @@ def default_snapshot_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "sample"
 
 
+def bundled_snapshot_dirs() -> list[Path]:
+    """Every snapshot bundled with the package: the sample, then each folder of ``hysem_assets/snapshots``.
+
+    The embedded default serves their union, so a query on any bundled subject finds its works.
+    """
+    extra = Path(__file__).resolve().parent.parent / "snapshots"
+    found = sorted(path for path in extra.iterdir() if path.is_dir()) if extra.is_dir() else []
+    return [default_snapshot_dir(), *(path for path in found if not path.name.startswith(("_", ".")))]
+
+
 def base_urls(root_url: str) -> dict[str, str]:
     """Base URL per source for a mirror reachable at ``root_url``."""
     root = root_url.rstrip("/")
@@ -104,10 +139,21 @@ def doi_key(value: str) -> str:
 
 # ----------------------------------------------------------------------------- snapshot
 
+#: File in a snapshot directory naming the search each source folder was harvested with.
+HARVEST_FILE = "harvest.yaml"
+SEARCHED_SOURCES: tuple[Dialect, ...] = ("pubmed", "openalex", "scopus")
+
 
 @dataclass
 class Snapshot:
-    """Source records held in memory, indexed the way the API handlers look them up."""
+    """Source records held in memory, indexed the way the API handlers look them up.
+
+    Searches evaluate their query against each record's text (``hysem_assets.mirror.search``).
+    A snapshot may also declare, in ``harvest.yaml``, the query each source folder was
+    harvested with: the real engine returned exactly those records for it, using text the
+    snapshot does not hold (full text, Emtree or MeSH indexing), so that query is answered
+    with them, plus whatever it selects from other snapshots served alongside.
+    """
 
     directory: Path
     pubmed: dict[str, str] = field(default_factory=dict)
@@ -115,30 +161,88 @@ class Snapshot:
     scopus: list[dict[str, Any]] = field(default_factory=list)
     crossref: dict[str, dict[str, Any]] = field(default_factory=dict)
     unpaywall: dict[str, dict[str, Any]] = field(default_factory=dict)
+    directories: tuple[Path, ...] = ()
+    #: Searchable text per source, by PMID / position in ``openalex`` / position in ``scopus``.
+    documents: dict[str, dict[Any, Document]] = field(default_factory=lambda: {s: {} for s in SEARCHED_SOURCES})
+    #: Per source: (simplified harvest query, the record keys it returned).
+    harvests: dict[str, list[tuple[Node, frozenset[Any]]]] = field(
+        default_factory=lambda: {s: [] for s in SEARCHED_SOURCES}
+    )
 
     @classmethod
-    def load(cls, directory: str | Path) -> Snapshot:
-        """Read every source folder under ``directory``; malformed files raise naming the file."""
-        root = Path(directory)
-        if not root.is_dir():
-            raise FileNotFoundError(f"snapshot directory {root} does not exist")
-        snapshot = cls(directory=root)
-        for path in sorted((root / "pubmed").glob("*.xml")):
-            for pmid, text in _pubmed_records(path):
-                snapshot.pubmed.setdefault(pmid, text)
-        for path in _json_files(root / "openalex"):
-            snapshot.openalex.extend(_items(path, _openalex_items))
-        for path in _json_files(root / "scopus"):
-            snapshot.scopus.extend(_items(path, _scopus_items))
-        for path in _json_files(root / "crossref"):
-            snapshot.crossref.update(_by_doi(path, _crossref_items, "DOI"))
-        for path in _json_files(root / "unpaywall"):
-            snapshot.unpaywall.update(_by_doi(path, lambda data: data if isinstance(data, list) else [data], "doi"))
+    def load(cls, directory: str | Path | Sequence[str | Path]) -> Snapshot:
+        """Read every source folder under ``directory`` (or the union of several directories).
+
+        Malformed files raise naming the file; where directories share an identifier, the first wins.
+        """
+        roots = [Path(directory)] if isinstance(directory, (str, Path)) else [Path(d) for d in directory]
+        if not roots:
+            raise ValueError("no snapshot directory given")
+        snapshot = cls(directory=roots[0], directories=tuple(roots))
+        for root in roots:
+            snapshot._add(root)
         return snapshot
 
-    @property
-    def files_dir(self) -> Path:
-        return self.directory / "files"
+    def _add(self, root: Path) -> None:
+        if not root.is_dir():
+            raise FileNotFoundError(f"snapshot directory {root} does not exist")
+        added: dict[str, set[Any]] = {source: set() for source in SEARCHED_SOURCES}
+        for path in sorted((root / "pubmed").glob("*.xml")):
+            for pmid, text, element in _pubmed_records(path):
+                if pmid not in self.pubmed:
+                    self.pubmed[pmid] = text
+                    self.documents["pubmed"][pmid] = pubmed_document(element)
+                added["pubmed"].add(pmid)
+        for path in _json_files(root / "openalex"):
+            for work in _items(path, _openalex_items):
+                added["openalex"].add(_openalex_short_id(work))
+                self.documents["openalex"][len(self.openalex)] = openalex_document(work)
+                self.openalex.append(work)
+        for path in _json_files(root / "scopus"):
+            for entry in _items(path, _scopus_items):
+                added["scopus"].add(_scopus_key(entry))
+                self.documents["scopus"][len(self.scopus)] = scopus_document(entry)
+                self.scopus.append(entry)
+        crossref: dict[str, dict[str, Any]] = {}
+        for path in _json_files(root / "crossref"):
+            crossref.update(_by_doi(path, _crossref_items, "DOI"))
+        unpaywall: dict[str, dict[str, Any]] = {}
+        for path in _json_files(root / "unpaywall"):
+            unpaywall.update(_by_doi(path, lambda data: data if isinstance(data, list) else [data], "doi"))
+        for doi, message in crossref.items():
+            self.crossref.setdefault(doi, message)
+        for doi, found in unpaywall.items():
+            self.unpaywall.setdefault(doi, found)
+        for source, text in _harvest_queries(root / HARVEST_FILE).items():
+            node = simplify(compile_query(text, source).node)
+            self.harvests[source].append((node, frozenset(added[source])))
+
+    def file_path(self, name: str) -> Path | None:
+        """A file under some directory's ``files/``, never outside it; None when no directory has it."""
+        if name.startswith("."):
+            return None
+        for root in self.directories or (self.directory,):
+            folder = (root / "files").resolve()
+            path = (folder / name).resolve()
+            if path.parent == folder and path.is_file():
+                return path
+        return None
+
+    def search(self, source: Dialect, node: Node) -> set[Any]:
+        """Keys of the records of ``source`` that ``node`` selects (see the class docstring)."""
+        selected = {key for key, document in self.documents[source].items() if evaluate(node, document) is not False}
+        simpler = simplify(node)
+        for recorded, keys in self.harvests[source]:
+            if recorded == simpler:
+                selected |= self._positions(source, keys)
+        return selected
+
+    def _positions(self, source: str, keys: frozenset[Any]) -> set[Any]:
+        if source == "openalex":
+            return {i for i, work in enumerate(self.openalex) if _openalex_short_id(work) in keys}
+        if source == "scopus":
+            return {i for i, entry in enumerate(self.scopus) if _scopus_key(entry) in keys}
+        return set(keys)
 
     def find_openalex(self, identifier: str) -> dict[str, Any] | None:
         """Look a work up by OpenAlex id, DOI or PMID in any of the forms OpenAlex accepts."""
@@ -195,8 +299,8 @@ def _crossref_items(data: Any) -> list[dict[str, Any]]:
     return message["items"] if "items" in message else [message]
 
 
-def _pubmed_records(path: Path) -> Iterable[tuple[str, str]]:
-    """(PMID, serialized element) for each article of a PubmedArticleSet file."""
+def _pubmed_records(path: Path) -> Iterable[tuple[str, str, ET.Element]]:
+    """(PMID, serialized element, element) for each article of a PubmedArticleSet file."""
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as error:
@@ -208,7 +312,29 @@ def _pubmed_records(path: Path) -> Iterable[tuple[str, str]]:
         if not pmid:
             raise ValueError(f"{path}: a {element.tag} without a PMID")
         element.tail = None
-        yield pmid.strip(), ET.tostring(element, encoding="unicode")
+        yield pmid.strip(), ET.tostring(element, encoding="unicode"), element
+
+
+def _harvest_queries(path: Path) -> dict[Dialect, str]:
+    """The harvest file: source -> query text in that source's syntax; no file, no harvests."""
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not valid YAML ({error})") from error
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of source to query text")
+    unknown = sorted(set(data) - set(SEARCHED_SOURCES))
+    if unknown:
+        raise ValueError(f"{path}: unknown source '{unknown[0]}' (allowed: {', '.join(SEARCHED_SOURCES)})")
+    if not all(isinstance(text, str) and text.strip() for text in data.values()):
+        raise ValueError(f"{path}: every query must be a non-empty string")
+    return dict(data)
+
+
+def _scopus_key(entry: dict[str, Any]) -> str:
+    return str(entry.get("eid") or entry.get("dc:identifier") or id(entry))
 
 
 def _openalex_short_id(work: dict[str, Any]) -> str:
@@ -284,6 +410,15 @@ def _decode_cursor(token: str) -> int:
 # ----------------------------------------------------------------------------- PubMed
 
 
+@dataclass
+class _SearchNotes:
+    """What esearch reports beside the ids: terms found nowhere, and messages."""
+
+    phrases: list[str] = field(default_factory=list)
+    quoted_phrases: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+
+
 class _PubMed:
     """E-utilities esearch/efetch over the snapshot's PubMed records."""
 
@@ -292,7 +427,11 @@ class _PubMed:
         self.histories: dict[str, list[list[str]]] = {}
 
     async def esearch(self, request: web.Request) -> web.Response:
-        """Every term matches the whole snapshot; paging and the history server are honoured."""
+        """The term selects records (see ``Snapshot.search``); paging and the history server are honoured.
+
+        A search that finds nothing says so the way E-utilities does: ``PhraseNotFound`` for
+        words no record holds, ``QuotedPhraseNotFound`` for such phrases, "No items found.".
+        """
         params = await _params(request)
         database = params.get("db", "pubmed")
         if database != "pubmed":
@@ -302,15 +441,34 @@ class _PubMed:
             count = min(_int(params, "retmax", 20), EUTILS_MAX_RETMAX)
         except ValueError as error:
             return self._error(request, "eSearchResult", str(error))
-        all_ids = list(self.snapshot.pubmed)
+        term = params.get("term", "")
+        query = compile_query(term, "pubmed")
+        selected = self.snapshot.search("pubmed", query.node)
+        all_ids = [pmid for pmid in self.snapshot.pubmed if pmid in selected]
         ids = all_ids[start : start + count]
         history = self._store(params, all_ids) if params.get("usehistory", "").lower() == "y" else None
-        term = params.get("term", "")
+        notes = self._notes(query.node, bool(all_ids))
         if params.get("retmode", "xml").lower() == "json":
-            return _json(request, self._esearch_json(len(all_ids), start, ids, history, term))
+            return _json(request, self._esearch_json(len(all_ids), start, ids, history, term, notes))
         if params.get("rettype") == "count":
             return _xml(request, f"{ESEARCH_HEADER}<eSearchResult><Count>{len(all_ids)}</Count></eSearchResult>\n")
-        return _xml(request, self._esearch_xml(len(all_ids), start, ids, history, term))
+        return _xml(request, self._esearch_xml(len(all_ids), start, ids, history, term, notes))
+
+    def _notes(self, node: Node, found: bool) -> _SearchNotes:
+        """Words and phrases that no PubMed record holds, and the no-hits message."""
+        notes = _SearchNotes()
+        documents = self.snapshot.documents["pubmed"].values()
+        for term in terms(node):
+            if any(term.matches(document) for document in documents):
+                continue
+            shown = " ".join(term.words)
+            if len(term.words) > 1:
+                notes.quoted_phrases.append(f'"{shown}"')
+            else:
+                notes.phrases.append(shown)
+        if not found:
+            notes.messages.append("No items found.")
+        return notes
 
     def _store(self, params: MultiDict[str], ids: list[str]) -> tuple[str, int]:
         """Keep the result on the history server; reuse a known WebEnv as the real one does."""
@@ -322,23 +480,40 @@ class _PubMed:
         return webenv, len(self.histories[webenv])
 
     @staticmethod
-    def _esearch_xml(total: int, start: int, ids: list[str], history: tuple[str, int] | None, term: str) -> str:
+    def _esearch_xml(
+        total: int, start: int, ids: list[str], history: tuple[str, int] | None, term: str, notes: _SearchNotes
+    ) -> str:
         parts = [f"<Count>{total}</Count><RetMax>{len(ids)}</RetMax><RetStart>{start}</RetStart>"]
         if history:
             parts.append(f"<QueryKey>{history[1]}</QueryKey><WebEnv>{history[0]}</WebEnv>")
         id_list = "".join(f"<Id>{pmid}</Id>\n" for pmid in ids)
         parts.append(f"<IdList>\n{id_list}</IdList>" if ids else "<IdList/>")
         parts.append(f"<TranslationSet/><QueryTranslation>{escape(term)}</QueryTranslation>")
+        if notes.phrases:
+            found = "".join(f"<PhraseNotFound>{escape(p)}</PhraseNotFound>" for p in notes.phrases)
+            parts.append(f"<ErrorList>{found}</ErrorList>")
+        warnings = [f"<QuotedPhraseNotFound>{escape(p)}</QuotedPhraseNotFound>" for p in notes.quoted_phrases]
+        warnings += [f"<OutputMessage>{escape(m)}</OutputMessage>" for m in notes.messages]
+        if warnings:
+            parts.append(f"<WarningList>{''.join(warnings)}</WarningList>")
         return f"{ESEARCH_HEADER}<eSearchResult>{''.join(parts)}</eSearchResult>\n"
 
     @staticmethod
     def _esearch_json(
-        total: int, start: int, ids: list[str], history: tuple[str, int] | None, term: str
+        total: int, start: int, ids: list[str], history: tuple[str, int] | None, term: str, notes: _SearchNotes
     ) -> dict[str, Any]:
         result: dict[str, Any] = {"count": str(total), "retmax": str(len(ids)), "retstart": str(start)}
         if history:
             result.update(querykey=str(history[1]), webenv=history[0])
         result.update(idlist=ids, translationset=[], querytranslation=term)
+        if notes.phrases:
+            result["errorlist"] = {"phrasesnotfound": notes.phrases, "fieldsnotfound": []}
+        if notes.quoted_phrases or notes.messages:
+            result["warninglist"] = {
+                "phrasesignored": [],
+                "quotedphrasesnotfound": notes.quoted_phrases,
+                "outputmessages": notes.messages,
+            }
         return {"header": {"type": "esearch", "version": "0.3"}, "esearchresult": result}
 
     async def efetch(self, request: web.Request) -> web.Response:
@@ -414,6 +589,25 @@ def _identifier_filter(expression: str) -> Callable[[dict[str, Any]], bool]:
     return lambda work: all(_filter_value(key, key(work) or "") in wanted for key, wanted in tests)
 
 
+#: Query parameters that search text; ``search.exact`` without stemming.
+OPENALEX_SEARCH_PARAMS = ("search", "search.exact", "search.semantic")
+
+
+def _openalex_text_query(params: Mapping[str, str], search_param: str | None) -> Node | None:
+    """The ``search`` parameter AND-ed with every text-search filter; None when there is neither."""
+    nodes = []
+    if search_param is not None:
+        nodes.append(compile_query(params[search_param], "openalex", stemmed=search_param != "search.exact").node)
+    for clause in params.get("filter", "").split(","):
+        name, _, value = clause.partition(":")
+        found = openalex_filter_query(name, value)
+        if found is not None:
+            nodes.append(found.node)
+    if not nodes:
+        return None
+    return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
+
+
 def _select(work: dict[str, Any], fields: str | None) -> dict[str, Any]:
     if not fields:
         return work
@@ -441,8 +635,17 @@ class _OpenAlex:
         cursor = params.get("cursor")
         if cursor is not None and "page" in params:
             return _openalex_error(request, "Cannot use page parameter with cursor pagination")
+        searches = [name for name in OPENALEX_SEARCH_PARAMS if params.get(name)]
+        if len(searches) > 1:
+            return _openalex_error(request, f"Only one search parameter is allowed per request, got {searches}")
+        node = _openalex_text_query(params, searches[0] if searches else None)
+        selected = self.snapshot.search("openalex", node) if node is not None else None
         keep = _identifier_filter(params.get("filter", ""))
-        works = [work for work in self.snapshot.openalex if keep(work)]
+        works = [
+            work
+            for position, work in enumerate(self.snapshot.openalex)
+            if (selected is None or position in selected) and keep(work)
+        ]
         if cursor is None:
             if page < 1 or page * per_page > OPENALEX_MAX_RESULTS:
                 return _openalex_error(
@@ -512,8 +715,10 @@ class _Scopus:
             return _scopus_error(
                 request, 400, "INVALID_INPUT", "Exceeds the maximum number allowed for the service level"
             )
-        total = len(self.snapshot.scopus)
-        entries = self.snapshot.scopus[start : start + count]
+        selected = self.snapshot.search("scopus", compile_query(params.get("query", ""), "scopus").node)
+        matching = [entry for position, entry in enumerate(self.snapshot.scopus) if position in selected]
+        total = len(matching)
+        entries = matching[start : start + count]
         results: dict[str, Any] = {
             "opensearch:totalResults": str(total),
             "opensearch:startIndex": str(start),
@@ -626,9 +831,8 @@ class _Lookups:
 
     async def file(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        folder = self.snapshot.files_dir.resolve()
-        path = (folder / name).resolve()
-        if name.startswith(".") or path.parent != folder or not path.is_file():
+        path = self.snapshot.file_path(name)
+        if path is None:
             return web.Response(text=f"{name} is not in the mirror snapshot.", status=404, content_type="text/plain")
         return web.FileResponse(path)
 
@@ -664,17 +868,24 @@ class MirrorServer:
 
     Synchronous callers (Dagster resources, tests, the command line) can start it, read
     ``base_urls`` and point unchanged clients at it. Use as a context manager or call
-    ``start()``/``stop()``; ``port=0`` binds a free port.
+    ``start()``/``stop()``; ``port=0`` binds a free port. It serves one snapshot directory,
+    the union of several, or by default every bundled snapshot (``bundled_snapshot_dirs``).
     """
 
     def __init__(
         self,
-        snapshot_dir: str | Path | None = None,
+        snapshot_dir: str | Path | Sequence[str | Path] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         middlewares: Sequence[Middleware] = (),
     ) -> None:
-        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else default_snapshot_dir()
+        if snapshot_dir is None:
+            self.snapshot_dirs = bundled_snapshot_dirs()
+        elif isinstance(snapshot_dir, (str, Path)):
+            self.snapshot_dirs = [Path(snapshot_dir)]
+        else:
+            self.snapshot_dirs = [Path(path) for path in snapshot_dir]
+        self.snapshot_dir = self.snapshot_dirs[0] if self.snapshot_dirs else None
         self.middlewares = tuple(middlewares)
         self.host = host
         self.port = port
@@ -687,7 +898,7 @@ class MirrorServer:
         """Load the snapshot and start serving; returns once the port accepts connections."""
         if self._thread is not None:
             return self
-        self.snapshot = Snapshot.load(self.snapshot_dir)
+        self.snapshot = Snapshot.load(self.snapshot_dirs)
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name="hysem-mirror", daemon=True)
         thread.start()

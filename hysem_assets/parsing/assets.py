@@ -5,6 +5,7 @@ import time
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
+from hysem_assets.empty import NO_RECORDS, empty_note, typed_when_empty
 from hysem_assets.parsing import parse_many
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import gpu_step_tags
@@ -32,6 +33,16 @@ PARSED_COLUMNS = (
     "docling_order_pages",
     "error",
 )
+#: Types of the numeric columns, which a table of no documents cannot infer.
+PARSED_DTYPES = {
+    "token_count": "int64",
+    "pages": "int64",
+    "seconds": "float64",
+    "ocr_pages": "int64",
+    "dropped_lines": "int64",
+    "restored_lines": "int64",
+    "docling_order_pages": "int64",
+}
 
 
 @asset(
@@ -42,7 +53,8 @@ PARSED_COLUMNS = (
     op_tags=gpu_step_tags("parsed_docs"),
     description=(
         "One row per saved PDF: Markdown with headings, paragraphs, lists and tables; tables and equations as "
-        "JSON; token count; pages; the parser used; status native, ocr or failed, with the error that document met; "
+        "JSON; token count; pages; the parser used; status native, ocr, failed, too_large or resource_limit (over a "
+        "limit of the profile), with the error that document met; "
         "lines dropped by named rules and lines restored. Docling's weight-free native "
         "pipeline plus hysem's page reconstruction by default, the standard layout pipeline on GPUs in production."
     ),
@@ -59,7 +71,12 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
     started = time.monotonic()
     try:
         documents = parse_many(
-            saved["path"].tolist(), pdf_parser.options(), settings.devices, settings.workers, progress
+            saved["path"].tolist(),
+            pdf_parser.options(),
+            settings.devices,
+            settings.workers,
+            progress,
+            limits=pdf_parser.limits(),
         )
     finally:
         progress.close()
@@ -67,6 +84,7 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
         [d.to_record() for d in documents], columns=[c for c in PARSED_COLUMNS if c not in ("cluster_id", "doi")]
     )
     table = pd.concat([saved[["cluster_id", "doi"]], parsed], axis=1)[list(PARSED_COLUMNS)]
+    table = typed_when_empty(table, PARSED_DTYPES)
     failed = table[table["error"].notna()]
     for row in failed.itertuples():
         context.log.warning(f"{row.doi or row.cluster_id}: {row.error}")
@@ -75,11 +93,14 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
     seconds = time.monotonic() - started
     metadata = {
         "dagster/row_count": len(table),
+        **empty_note(len(table), NO_RECORDS if pdfs.empty else "none of the query's works has a saved PDF"),
         "parsed": len(ok),
         "native": int((table["status"] == "native").sum()),
         "ocr": int((table["status"] == "ocr").sum()),
         "ocr_pages": int(ok["ocr_pages"].sum()),
         "failed": len(failed),
+        "too_large": int((table["status"] == "too_large").sum()),
+        "resource_limit": int((table["status"] == "resource_limit").sum()),
         "dropped_lines": int(ok["dropped_lines"].sum()),
         "restored_lines": int(ok["restored_lines"].sum()),
         "docling_order_pages": int(ok["docling_order_pages"].sum()),

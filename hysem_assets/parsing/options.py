@@ -43,6 +43,12 @@ class ParseOptions:
     layout_heuristics: bool = True
     #: Stop a document after this many seconds and keep the pages done so far.
     document_timeout_s: float | None = 600.0
+    #: A document with more pages is not parsed (status ``too_large``); None: no limit.
+    max_pages: int | None = 1000
+    #: A document with a page whose content inflates past this many MB is not parsed (``too_large``).
+    max_page_content_mb: float | None = 16.0
+    #: Documents with more pages are converted this many pages at a time, so memory is that of one range.
+    pages_per_range: int = 100
 
     def __post_init__(self) -> None:
         if self.pipeline not in PIPELINES:
@@ -51,6 +57,8 @@ class ParseOptions:
             raise ValueError(f"unknown OCR engine {self.ocr_engine!r}: choose one of {', '.join(get_args(OcrEngine))}")
         if self.num_threads < 1:
             raise ValueError("num_threads must be at least 1")
+        if self.pages_per_range < 1:
+            raise ValueError("pages_per_range must be at least 1")
         if self.artifacts_path is not None and not isinstance(self.artifacts_path, Path):
             object.__setattr__(self, "artifacts_path", Path(self.artifacts_path))
 

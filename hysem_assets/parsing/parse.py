@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from docling.datamodel.base_models import ConversionStatus
 from docling.datamodel.document import ConversionResult
+from docling.datamodel.settings import DEFAULT_PAGE_RANGE
 from docling.document_converter import DocumentConverter
 from docling_core.types.doc import DoclingDocument, TableItem
 
 from hysem_assets.minilm import TOKENIZER_NAME, count_tokens
 from hysem_assets.parsing.export import equations_json, markdown, tables_json
+from hysem_assets.parsing.limits import OUT_OF_MEMORY, RESOURCE_LIMIT, LimitExceeded, out_of_memory
 from hysem_assets.parsing.native import native_converter
 from hysem_assets.parsing.ocr import TURN_ON_HINT
 from hysem_assets.parsing.options import ParseOptions
@@ -73,34 +77,109 @@ def _report(result: ConversionResult) -> dict[str, object]:
     return row
 
 
+@dataclass
+class _Part:
+    """What one page range gave, kept as text so the range's Docling objects can be freed."""
+
+    markdown: str
+    tables: list
+    equations: list
+    report: dict[str, object]
+    has_text: bool
+    errors: list[str]
+
+
+def page_ranges(pages: int, per_range: int) -> list[tuple[int, int]]:
+    """1-based inclusive page ranges covering the document; one range (all pages) when it is short."""
+    if pages <= per_range:
+        return [DEFAULT_PAGE_RANGE]
+    return [(first, min(first + per_range - 1, pages)) for first in range(1, pages + 1, per_range)]
+
+
+def _convert(path: Path, options: ParseOptions, page_range: tuple[int, int]) -> _Part:
+    result = converter(options).convert(path, raises_on_error=False, page_range=page_range)
+    errors = list(dict.fromkeys(e.error_message for e in result.errors))
+    if any(out_of_memory(e) for e in errors):
+        raise LimitExceeded(RESOURCE_LIMIT, f"{OUT_OF_MEMORY}: {'; '.join(errors)}")
+    if result.status == ConversionStatus.FAILURE:
+        raise _Unparseable(f"Docling could not convert the document: {'; '.join(errors) or 'no details'}")
+    doc = result.document
+    return _Part(
+        markdown=markdown(doc),
+        tables=json.loads(tables_json(doc)),
+        equations=json.loads(equations_json(doc)),
+        report=_report(result),
+        has_text=_has_text(doc),
+        errors=errors,
+    )
+
+
+def _joined_report(parts: list[_Part]) -> dict[str, object]:
+    if len(parts) == 1:
+        return parts[0].report
+    dropped: Counter[str] = Counter()
+    for part in parts:
+        dropped.update(json.loads(str(part.report.get("dropped_json", "{}"))))
+    ocr_pages = sum(int(p.report["ocr_pages"]) for p in parts)  # type: ignore[call-overload]
+    row: dict[str, object] = {"status": "ocr" if ocr_pages else "native", "ocr_pages": ocr_pages}
+    if any("dropped_json" in p.report for p in parts):
+        row.update(
+            dropped_lines=sum(dropped.values()),
+            dropped_json=json.dumps(dict(dropped)),
+            **{
+                key: sum(int(p.report.get(key, 0)) for p in parts)  # type: ignore[call-overload]
+                for key in ("restored_lines", "docling_order_pages")
+            },
+        )
+    return row
+
+
 def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> ParsedDocument:
-    """Markdown, tables, equations and a token count for one PDF, or the reason it has none."""
+    """Markdown, tables, equations and a token count for one PDF, or the reason it has none.
+
+    A document longer than ``options.pages_per_range`` is converted range by range and
+    joined, so the memory it needs is that of one range.
+    """
     path = Path(path)
     started = time.perf_counter()
     row = {"path": str(path), "tokenizer": TOKENIZER_NAME, "parser": options.parser, "device": options.device}
     pages = 0
     try:
-        problem, pages = open_problem(path)
+        problem, pages = open_problem(
+            path, max_pages=options.max_pages, max_page_content_mb=options.max_page_content_mb
+        )
         if problem:
             raise _Unparseable(problem)
-        result = converter(options).convert(path, raises_on_error=False)
-        if result.status == ConversionStatus.FAILURE:
-            details = "; ".join(dict.fromkeys(e.error_message for e in result.errors)) or "no details"
-            raise _Unparseable(f"Docling could not convert the document: {details}")
-        doc = result.document
-        if not _has_text(doc):
-            details = "; ".join(dict.fromkeys(e.error_message for e in result.errors))
+        parts = [_convert(path, options, pages_) for pages_ in page_ranges(pages, options.pages_per_range)]
+        if not any(part.has_text for part in parts):
+            details = "; ".join(dict.fromkeys(e for part in parts for e in part.errors))
             raise _Unparseable(_no_text_message(options) + (f" ({details})" if details else ""))
-        text = markdown(doc)
+        text = "\n\n".join(part.markdown for part in parts if part.markdown)
         return ParsedDocument(
             **row,
-            **_report(result),
+            **_joined_report(parts),
             markdown=text,
-            tables_json=tables_json(doc),
-            equations_json=equations_json(doc),
+            tables_json=json.dumps([t for part in parts for t in part.tables], ensure_ascii=False),
+            equations_json=json.dumps([e for part in parts for e in part.equations], ensure_ascii=False),
             token_count=count_tokens(text),
             pages=pages,
             seconds=time.perf_counter() - started,
+        )
+    except LimitExceeded as error:
+        return ParsedDocument(
+            **row,
+            pages=pages or error.pages,
+            seconds=time.perf_counter() - started,
+            status=error.status,
+            error=str(error),
+        )
+    except MemoryError as error:
+        return ParsedDocument(
+            **row,
+            pages=pages,
+            seconds=time.perf_counter() - started,
+            status=RESOURCE_LIMIT,
+            error=f"{OUT_OF_MEMORY}: MemoryError {error}".rstrip(),
         )
     except Exception as error:  # Docling and its backends raise many kinds; the row must survive all
         message = str(error) if isinstance(error, _Unparseable) else f"{type(error).__name__}: {error}"

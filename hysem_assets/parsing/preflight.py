@@ -1,7 +1,7 @@
 """Cheap checks before parsing, so the common ways a PDF cannot be read get a plain message.
 
 Docling reports an encrypted or empty file as a generic conversion failure; pypdf tells
-the cases apart in milliseconds.
+the cases apart in milliseconds, and sizes a document before a parser has to hold it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 from pypdf import PasswordType, PdfReader
 
 from hysem_assets.fulltext.pdfcheck import structural_problem
+from hysem_assets.parsing.limits import LimitExceeded, check_size
 
 ENCRYPTED = "encrypted PDF: it needs a password to open, and none is configured"
 NO_PAGES = "the PDF has no pages"
@@ -20,8 +21,14 @@ NO_TEXT_NO_OCR = "no text layer (scanned?); OCR is off: enable ocr in the standa
 NO_TEXT_WITH_OCR = "no text found, even with OCR"
 
 
-def open_problem(path: Path) -> tuple[str | None, int]:
-    """Why the file cannot be parsed at all (or None), and its page count when known."""
+def open_problem(
+    path: Path, *, max_pages: int | None = None, max_page_content_mb: float | None = None
+) -> tuple[str | None, int]:
+    """Why the file cannot be parsed at all (or None), and its page count when known.
+
+    With limits given, a document over one raises ``LimitExceeded`` (status ``too_large``),
+    decided from the file alone before any parser holds it in memory.
+    """
     if not path.is_file():
         return f"file not found: {path}", 0
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -32,4 +39,11 @@ def open_problem(path: Path) -> tuple[str | None, int]:
         pages = len(reader.pages)
     except Exception as error:  # pypdf meets damaged files with errors of many kinds
         return f"corrupt or not a PDF: {structural_problem(path) or f'{type(error).__name__}: {error}'}", 0
+    if pages:
+        try:
+            check_size(reader, max_pages, max_page_content_mb)
+        except LimitExceeded:
+            raise
+        except Exception:  # a damaged page tree: Docling reports it, the size check has nothing to add
+            pass
     return (None if pages else NO_PAGES), pages

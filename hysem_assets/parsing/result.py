@@ -11,9 +11,10 @@ class ParsedDocument:
     """What parsing one PDF produced, or why it could not.
 
     ``status`` is ``native`` (all text from the PDF's text layer), ``ocr`` (some pages read by
-    OCR) or ``failed``. ``error`` is None on success; on failure it says what went wrong in
-    words a user can act on, and the other fields keep what is known (the page count of an
-    encrypted file is not).
+    OCR), ``failed``, ``too_large`` (over a size limit of the profile, so never parsed) or
+    ``resource_limit`` (stopped at the worker's memory or time limit). ``error`` is None on
+    success; otherwise it says what went wrong in words a user can act on, and the other
+    fields keep what is known (the page count of an encrypted file is not).
     """
 
     path: str

@@ -1,28 +1,44 @@
-"""Question answering over a partition: hybrid and symbolic retrieval, a revise loop, cited answers."""
+"""Question answering over a partition: hybrid and symbolic retrieval, a revise loop, cited answers.
 
-from hysem_assets.qa.answer import NO_EVIDENCE, QAEngine, QAInputError, QAResult, answer_question, answer_questions
-from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
-from hysem_assets.qa.engine import build_engine, open_engine, term_spellings
-from hysem_assets.qa.preferences import DPO_KEYS, dpo_rows, export_preferences
-from hysem_assets.qa.questions import QuestionsError, load_questions, questions_for
+The names below load on first use, so a command that only reads the answer cache
+(``hysem ask`` with a repeated question) imports no store, model or Dagster machinery.
+"""
 
-__all__ = [
-    "DPO_KEYS",
-    "NO_EVIDENCE",
-    "CypherPlan",
-    "CypherRejected",
-    "QAEngine",
-    "QAInputError",
-    "QAResult",
-    "QuestionsError",
-    "answer_question",
-    "answer_questions",
-    "build_engine",
-    "dpo_rows",
-    "export_preferences",
-    "load_questions",
-    "questions_for",
-    "open_engine",
-    "term_spellings",
-    "validate_cypher",
-]
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+#: Each public name and the module of this package that holds it.
+_EXPORTS = {
+    "ANSWER_DTYPES": "answer",
+    "CypherPlan": "cypher",
+    "CypherRejected": "cypher",
+    "DPO_KEYS": "preferences",
+    "NO_ARTICLES": "answer",
+    "NO_EVIDENCE": "answer",
+    "PREFERENCE_DTYPES": "preferences",
+    "QAEngine": "answer",
+    "QAInputError": "answer",
+    "QAResult": "answer",
+    "QuestionsError": "questions",
+    "answer_question": "answer",
+    "answer_questions": "answer",
+    "build_engine": "engine",
+    "dpo_rows": "preferences",
+    "export_preferences": "preferences",
+    "load_questions": "questions",
+    "open_engine": "engine",
+    "questions_for": "questions",
+    "term_spellings": "engine",
+    "validate_cypher": "cypher",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value

@@ -1,9 +1,13 @@
-"""Answering one question end to end: route, retrieve, draft and audit, check citations, record.
+"""Answering one question end to end: route, answer, check citations, record.
 
-The symbolic route answers listing and counting questions from the graph, counts exact;
-when it is refused (invalid Cypher) or finds nothing, hybrid retrieval takes over and the
-reason is kept. The hybrid route runs the revise loop over the retrieved context. Either
-way the citation audit has the last word, and the record says how long each stage took.
+The router picks a route (counting, listing, numeric, global or local) and the chain of
+routes after it. Counting and listing read exact answers off the graph; numeric filters
+typed numbers with a parameterised Cypher query (or the records of ``extracted_fields``) and
+quotes each value's evidence; global answers from the summary tree; local runs hybrid
+retrieval and the revise loop. A route that is refused (invalid Cypher, no summary tree) or
+finds nothing hands over to the next in its chain, and the record keeps every attempt and
+why. Whatever answered, the citation audit has the last word, and the record says how long
+each stage took.
 """
 
 from __future__ import annotations
@@ -11,23 +15,65 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
+
+from hysem_assets.knowledge.build import article_key
 from hysem_assets.knowledge.schema import GraphSchema
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator
 from hysem_assets.qa.citations import CitationAudit, audit_citations
+from hysem_assets.qa.claims import closest_findings, gist, render_answer
+from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.cypher import CypherRejected
-from hysem_assets.qa.drafts import Claim, Draft, MalformedOutput, render_claims
+from hysem_assets.qa.drafts import Claim, Draft, MalformedOutput, Round, render_claims
+from hysem_assets.qa.global_route import SummaryTree, answer_from_tree
 from hysem_assets.qa.loop import revise_until_approved
+from hysem_assets.qa.number_fields import NumberField, numeric_target
+from hysem_assets.qa.numeric import numeric_draft, run_numeric
 from hysem_assets.qa.preferences import preference_records
+from hysem_assets.qa.retractions import retraction_note
 from hysem_assets.qa.retrieval import Retriever, retrieve
-from hysem_assets.qa.sources import SourceMetadata
-from hysem_assets.qa.symbolic import GraphAnswer, describe_filters, route, run_plan, target_label, template_plan
+from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route
+from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
+from hysem_assets.qa.symbolic import GraphAnswer, describe_filters, run_plan, target_label, template_plan
 from hysem_assets.qa.terms import Terms, recognise_terms
 
 NO_EVIDENCE = "No evidence found in the indexed literature for this question."
+#: The answer of a partition without works: nothing was retrieved because there is nothing to retrieve from.
+NO_ARTICLES = (
+    "No evidence: this query's partition holds no articles (the search matched no record), "
+    "so there is nothing to answer from."
+)
+#: Columns and types of an answer record, so a table of no answers keeps them.
+ANSWER_DTYPES = {
+    "query": object,
+    "question": object,
+    "route": object,
+    "route_chain": object,
+    "route_reason": object,
+    "router": object,
+    "markdown": object,
+    "json": object,
+    "approved": bool,
+    "unverified": bool,
+    "unverified_reason": object,
+    "evidence_found": bool,
+    "claims": "int64",
+    "citations": "int64",
+    "unresolved_citations": "int64",
+    "rounds": "int64",
+    "retrieval_seconds": float,
+    "generation_seconds": float,
+    "audit_seconds": float,
+    "total_seconds": float,
+    "prompt_tokens": "int64",
+    "completion_tokens": "int64",
+    "generator_model": object,
+    "auditor_model": object,
+}
 
 
 class QAInputError(ValueError):
@@ -44,9 +90,17 @@ class QAEngine:
     auditor: Auditor
     cypher_writer: CypherWriter | None = None
     max_rounds: int = 3
+    #: A model choosing the route when no rule applies; None: such questions are local.
+    router: Router | None = None
+    #: Numbers a question may compare (number properties, records fields, the year).
+    numbers: list[NumberField] = field(default_factory=list)
+    #: ``extracted_fields``: records fields and every value's evidence sentence.
+    extracted: pd.DataFrame | None = None
+    #: ``summary_tree``: what the global route answers from.
+    tree: SummaryTree | None = None
 
     def _agents(self) -> list[Any]:
-        return [a for a in (self.generator, self.auditor, self.cypher_writer) if a is not None]
+        return [a for a in (self.generator, self.auditor, self.cypher_writer, self.router) if a is not None]
 
     def tokens(self) -> tuple[int, int]:
         agents = self._agents()
@@ -64,8 +118,9 @@ class QAResult:
     preferences: list[dict[str, Any]]
 
 
-def graph_draft(found: GraphAnswer, terms: Terms, target: str | None) -> Draft:
-    """Claims read off the graph: the total, then each name with its article count, citing the articles."""
+def graph_draft(found: GraphAnswer, terms: Terms, target: str | None, *, listing: bool = False) -> Draft:
+    """Claims read off the graph: the total, then each name with its article count, citing the articles;
+    a listing of works names each work by its title."""
 
     def cite(keys: Iterable[str]) -> tuple[dict[str, Any], ...]:
         return tuple(found.records[k].metadata(None).as_dict() for k in keys if k in found.records)
@@ -82,12 +137,24 @@ def graph_draft(found: GraphAnswer, terms: Terms, target: str | None) -> Draft:
             Claim(f"{name}: {len(keys)} article{'s' * (len(keys) != 1)}.", cite(keys))
             for name, keys in found.by_name.items()
         ]
+    elif listing:
+        claims += [Claim(f"{found.titles[k]}.", cite([k])) for k in found.articles if found.titles.get(k)]
     return Draft(tuple(claims))
 
 
-def markdown(question: str, draft: Draft, *, note: str | None = None) -> str:
-    body = render_claims(draft) if draft.claims else NO_EVIDENCE
-    cited = {c.get("FullCitation") or c.get("DOI") for claim in draft.claims for c in claim.citations}
+def markdown(
+    question: str,
+    draft: Draft,
+    *,
+    note: str | None = None,
+    no_evidence: str = NO_EVIDENCE,
+    closest: Draft | None = None,
+    summary: str | None = None,
+    layout: Callable[[Draft], str] | None = None,
+) -> str:
+    body = (layout(draft) if layout and draft.claims else render_answer(draft, closest, summary)) or no_evidence
+    shown = draft.claims or (closest.claims if closest else ())
+    cited = {c.get("FullCitation") or c.get("DOI") for claim in shown for c in claim.citations}
     references = "\n".join(f"- {ref}" for ref in sorted(r for r in cited if r))
     parts = [f"**{question}**", body]
     if note:
@@ -97,10 +164,37 @@ def markdown(question: str, draft: Draft, *, note: str | None = None) -> str:
     return "\n\n".join(parts)
 
 
-async def _symbolic(question: str, terms: Terms, engine: QAEngine) -> tuple[GraphAnswer | None, dict[str, Any]]:
-    """The graph's answer, or None with the reason hybrid retrieval takes over."""
+@dataclass
+class Outcome:
+    """What one route produced: its draft, the sources its citations may name, and the loop's traces."""
+
+    draft: Draft
+    sources: Sequence[SourceMetadata]
+    approved: bool = True
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    preferences: list[dict[str, Any]] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)
+    generation: float = 0.0
+    audit: float = 0.0
+    #: The revise loop's rounds (local), for the closest findings when no claim survives.
+    looped: Sequence[Round] = ()
+    #: Retracted works the route left out (or kept, as asked), as :func:`retraction_note` reports them.
+    retracted: list[dict[str, Any]] = field(default_factory=list)
+    #: Markdown of the claims when the route lays them out itself (themes), else the plain list.
+    layout: Callable[[Draft], str] | None = None
+
+
+RouteResult = tuple[Outcome | None, dict[str, Any]]
+
+
+async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+    """Counting and listing from the graph, or None with the reason the next route takes over."""
     retriever = engine.retriever
+    if retriever.graph is None:
+        return None, {"refused": "no graph store"}
     target = target_label(question, engine.schema)
+    if engine.cypher_writer is None and target is None and not terms:
+        return None, {"refused": "the question names no entity kind and no term the graph knows"}
     try:
         if engine.cypher_writer is not None:
             plan = await engine.cypher_writer.write(question, terms, engine.schema, retriever.query)
@@ -109,19 +203,162 @@ async def _symbolic(question: str, terms: Terms, engine: QAEngine) -> tuple[Grap
         found = run_plan(retriever.graph, engine.schema, plan, retriever.query, retriever.library)
     except (CypherRejected, MalformedOutput) as exc:
         return None, {"refused": str(exc)}
-    info = {
-        "cypher": found.plan.cypher,
-        "parameters": found.plan.parameters,
-        "author": found.plan.author,
-        "target": target,
-    }
+    info = {"cypher": found.plan.cypher, "parameters": found.plan.parameters, "author": found.plan.author}
+    info["target"] = target
+    include = retriever.settings.include_retracted
+    retracted = {key: record.cluster_id for key, record in found.records.items() if record.retracted}
+    if retracted and not include:
+        found = found.without(set(retracted))
     if found.empty:
         return None, {**info, "fallback": "the symbolic query found nothing"}
-    return found, info
+    draft = graph_draft(found, terms, target, listing=route == "listing")
+    report = retraction_report(retracted.values(), retriever.library, include)
+    return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
 
 
-async def answer_question(question: str, engine: QAEngine) -> QAResult:
-    """Answer ``question`` within the engine's partition (see the module doc)."""
+def retraction_report(cluster_ids: Iterable[str], library: Library, included: bool) -> list[dict[str, Any]]:
+    """Retracted works a route met, left out or ``included``, in the retraction report's form."""
+    return [
+        {"document": c, "DOI": library[c].doi, "InTextCitation": library[c].in_text_citation, "included": included}
+        for c in dict.fromkeys(cluster_ids)
+        if c in library
+    ]
+
+
+def _chunks_by_work(chunks: Iterable[ChunkRow]) -> dict[str, list[ChunkRow]]:
+    grouped: dict[str, list[ChunkRow]] = {}
+    for chunk in chunks:
+        grouped.setdefault(chunk.cluster_id, []).append(chunk)
+    return grouped
+
+
+async def _numeric(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+    """Works whose numbers meet the question's comparison, each with its value, unit and evidence."""
+    retriever = engine.retriever
+    comparison = parse_comparison(question)
+    target = numeric_target(question, comparison, engine.numbers) if comparison else None
+    if target is None:
+        return None, {"refused": "no comparison with a number the protocol extracts"}
+    if target.field.article_property is not None and retriever.graph is None:
+        return None, {"refused": "no graph store"}
+    by_work = _chunks_by_work(retriever.chunks.values())
+    keys = {cluster: article_key(record.doi, cluster) for cluster, record in retriever.library.items()}
+    try:
+        found = run_numeric(
+            target,
+            graph=retriever.graph,
+            schema=engine.schema,
+            query=retriever.query,
+            terms=terms,
+            extracted=engine.extracted,
+            texts={cluster: [c.text for c in chunks] for cluster, chunks in by_work.items()},
+            article_keys=keys,
+        )
+    except CypherRejected as exc:
+        return None, {"refused": str(exc)}
+    info = found.as_json()
+    include = retriever.settings.include_retracted
+    draft, sources, retracted = numeric_draft(found, retriever.library, by_work, include_retracted=include)
+    if not draft.claims:
+        stated = f"{found.known} work{'s' * (found.known != 1)} state{'s' * (found.known == 1)} one"
+        return None, {
+            **info,
+            "fallback": f"no work's {target.field.label} is {target.comparison.describe()} ({stated})",
+        }
+    return Outcome(draft, sources, retracted=retraction_report(retracted, retriever.library, include)), info
+
+
+async def _global(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+    """Themes of the corpus from the summary tree, each with claims citing the works behind it."""
+    if engine.tree is None:
+        return None, {"refused": "no summary tree for this query: materialize summary_tree"}
+    retriever = engine.retriever
+    include = retriever.settings.include_retracted
+    found = answer_from_tree(
+        question, engine.tree, retriever.embedder, retriever.library, retriever.chunks, include_retracted=include
+    )
+    info: dict[str, Any] = {"themes": found.themes, "topics_in_tree": len(engine.tree.topics)}
+    if found.empty:
+        return None, {**info, "fallback": "the summary tree holds no citable sentence"}
+
+    def themed(kept: Draft) -> str:
+        return found.markdown() if kept == found.draft else render_claims(kept)
+
+    retracted = retraction_report(found.retracted, retriever.library, include)
+    return Outcome(found.draft, found.sources, retracted=retracted, layout=themed), info
+
+
+async def _local(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+    """Hybrid retrieval and the revise loop; it always answers, with no claims when nothing was retrieved."""
+    retriever = engine.retriever
+    retrieval = retrieve(question, retriever)
+    info: dict[str, Any] = {"retrieval_seconds": retrieval.seconds, "hops": retrieval.hops}
+    context_ids = [c.chunk_id for c in retrieval.context]
+    if not retrieval.context:
+        return Outcome(Draft(()), [], context=context_ids, retracted=retrieval.retracted), info
+    loop = await revise_until_approved(
+        question, retrieval.context, engine.generator, engine.auditor, max_rounds=engine.max_rounds
+    )
+    outcome = Outcome(
+        loop.final.draft,
+        [c.metadata for c in retrieval.context],
+        approved=loop.approved,
+        rounds=[{"round": r.number, "draft": r.draft.as_json(), "verdict": r.verdict.as_json()} for r in loop.rounds],
+        preferences=preference_records(
+            query=retriever.query,
+            question=question,
+            context=retrieval.context,
+            loop=loop,
+            generator_model=engine.generator.model,
+            auditor_model=engine.auditor.model,
+            library=retriever.library,
+        ),
+        context=context_ids,
+        generation=loop.generation_seconds,
+        audit=loop.audit_seconds,
+        looped=loop.rounds,
+        retracted=retrieval.retracted,
+    )
+    return outcome, info
+
+
+ROUTE_RUNNERS: dict[RouteName, Callable[[str, Terms, QAEngine, RouteName], Awaitable[RouteResult]]] = {
+    "counting": _graph,
+    "listing": _graph,
+    "numeric": _numeric,
+    "global": _global,
+    "local": _local,
+}
+#: The key of each route's details in the answer's JSON.
+DETAILS_KEY: dict[RouteName, str] = {
+    "counting": "symbolic",
+    "listing": "symbolic",
+    "numeric": "numeric",
+    "global": "global",
+    "local": "local",
+}
+
+
+async def run_routes(
+    question: str, terms: Terms, engine: QAEngine, decision: RouteDecision
+) -> tuple[RouteName, Outcome, list[dict[str, Any]], dict[str, Any]]:
+    """Try the decision's chain until a route answers: (route, outcome, attempts, details per route)."""
+    attempts: list[dict[str, Any]] = []
+    details: dict[str, Any] = {}
+    for route in decision.chain:
+        outcome, info = await ROUTE_RUNNERS[route](question, terms, engine, route)
+        details[DETAILS_KEY[route]] = info
+        reason = info.get("refused") or info.get("fallback")
+        attempts.append({"route": route, "outcome": "answered" if outcome else "refused" if "refused" in info
+                         else "found nothing", "reason": reason})  # fmt: skip
+        if outcome is not None:
+            return route, outcome, attempts, details
+    return "local", Outcome(Draft(()), []), attempts, details
+
+
+async def answer_question(question: str, engine: QAEngine, *, route: RouteName | None = None) -> QAResult:
+    """Answer ``question`` within the engine's partition (see the module doc); ``route`` skips the router
+    (to compare routes on one question)."""
     if not question or not question.strip():
         raise QAInputError('The question is empty: pass the question text, e.g. hysem ask --query SLUG "Which ...?"')
     question = " ".join(question.split())
@@ -129,49 +366,15 @@ async def answer_question(question: str, engine: QAEngine) -> QAResult:
     tokens_before = engine.tokens()
     retriever = engine.retriever
     terms = recognise_terms(question, retriever.matchers)
-    chosen_route = route(question) if retriever.graph is not None else "hybrid"
-    symbolic_info: dict[str, Any] = {}
-    found: GraphAnswer | None = None
-    if chosen_route == "symbolic":
-        found, symbolic_info = await _symbolic(question, terms, engine)
-    retrieval_seconds = time.perf_counter() - started
-    preferences: list[dict[str, Any]] = []
-    rounds: list[dict[str, Any]] = []
-    generation = audit = 0.0
-    context_ids: list[str] = []
-    if found is not None:
-        route_taken = "symbolic"
-        draft = graph_draft(found, terms, symbolic_info["target"])
-        sources: Sequence[SourceMetadata] = [record.metadata(None) for record in found.records.values()]
-        approved = True
+    if route is None:
+        decision = await choose_route(question, engine.schema, engine.numbers, engine.router)
     else:
-        route_taken = "hybrid" if chosen_route == "hybrid" else "symbolic->hybrid"
-        retrieval = retrieve(question, retriever)
-        retrieval_seconds += retrieval.seconds
-        context_ids = [c.chunk_id for c in retrieval.context]
-        sources = [c.metadata for c in retrieval.context]
-        if retrieval.context:
-            loop = await revise_until_approved(
-                question, retrieval.context, engine.generator, engine.auditor, max_rounds=engine.max_rounds
-            )
-            generation, audit = loop.generation_seconds, loop.audit_seconds
-            draft, approved = loop.final.draft, loop.approved
-            rounds = [
-                {"round": r.number, "draft": r.draft.as_json(), "verdict": r.verdict.as_json()} for r in loop.rounds
-            ]
-            preferences = preference_records(
-                query=retriever.query,
-                question=question,
-                context=retrieval.context,
-                loop=loop,
-                generator_model=engine.generator.model,
-                auditor_model=engine.auditor.model,
-            )
-        else:
-            draft, approved = Draft(()), True
+        decision = RouteDecision(route, "the route was given", "caller")
+    route_taken, outcome, attempts, route_details = await run_routes(question, terms, engine, decision)
+    draft, approved = outcome.draft, outcome.approved
     started_audit = time.perf_counter()
-    checked: CitationAudit = audit_citations(draft, sources, retriever.library)
-    audit += time.perf_counter() - started_audit
+    checked: CitationAudit = audit_citations(draft, outcome.sources, retriever.library)
+    audit = outcome.audit + time.perf_counter() - started_audit
     reasons = []
     if not approved:
         reasons.append(f"the auditor did not approve the answer within {engine.max_rounds} rounds")
@@ -179,23 +382,48 @@ async def answer_question(question: str, engine: QAEngine) -> QAResult:
         reasons.append(f"{len(checked.removed)} claim(s) removed by the citation audit")
     unverified = not approved or (bool(draft.claims) and not checked.kept.claims)
     note = "; ".join(reasons) if reasons else None
+    local = route_taken == "local"
+    closest = (
+        closest_findings(outcome.looped, outcome.sources, retriever.library) if not checked.kept.claims else Draft(())
+    )
+    summary = gist(checked.kept) if local else None
     prompt_tokens, completion_tokens = (
         after - before for after, before in zip(engine.tokens(), tokens_before, strict=True)
     )
+    chain = [attempt["route"] for attempt in attempts]
+    fell_back = [f"{a['route']}: {a['reason']}" for a in attempts[:-1] if a["reason"]]
+    route_reason = decision.reason + (f"; fell back ({'; '.join(fell_back)})" if fell_back else "")
     details = {
         "claims": checked.kept.as_json()["claims"],
         "removed_claims": checked.removed,
         "citation_checks": checked.checks,
-        "rounds": rounds,
+        "rounds": outcome.rounds,
         "terms": terms,
-        "symbolic": symbolic_info,
-        "context": context_ids,
+        "routing": {**decision.as_json(), "attempts": attempts},
+        **route_details,
+        "context": outcome.context,
+        "gist": summary,
+        "closest_findings": closest.as_json()["claims"],
+        "retracted": outcome.retracted,
     }
+    no_evidence = NO_EVIDENCE if retriever.library else NO_ARTICLES
+    generation = outcome.generation
     answer = {
         "query": retriever.query,
         "question": question,
         "route": route_taken,
-        "markdown": markdown(question, checked.kept, note=note),
+        "route_chain": "->".join(chain),
+        "route_reason": route_reason,
+        "router": decision.by,
+        "markdown": markdown(
+            question,
+            checked.kept,
+            note="; ".join(n for n in (note, retraction_note(outcome.retracted)) if n) or None,
+            no_evidence=no_evidence,
+            closest=closest,
+            summary=summary,
+            layout=outcome.layout,
+        ),
         "json": json.dumps(details, ensure_ascii=False, default=str),
         "approved": approved,
         "unverified": unverified,
@@ -204,8 +432,8 @@ async def answer_question(question: str, engine: QAEngine) -> QAResult:
         "claims": len(checked.kept.claims),
         "citations": sum(len(c.citations) for c in checked.kept.claims),
         "unresolved_citations": sum(check["problem"] is not None for check in checked.checks),
-        "rounds": len(rounds),
-        "retrieval_seconds": retrieval_seconds,
+        "rounds": len(outcome.rounds),
+        "retrieval_seconds": time.perf_counter() - started - generation - audit,
         "generation_seconds": generation,
         "audit_seconds": audit,
         "total_seconds": time.perf_counter() - started,
@@ -214,7 +442,12 @@ async def answer_question(question: str, engine: QAEngine) -> QAResult:
         "generator_model": engine.generator.model,
         "auditor_model": engine.auditor.model,
     }
-    return QAResult(answer, preferences)
+    return QAResult(answer, outcome.preferences)
+
+
+def readable(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer record with its JSON text decoded, as ``hysem ask --json`` prints it."""
+    return {**answer, "json": json.loads(answer["json"])} if isinstance(answer.get("json"), str) else answer
 
 
 def answer_questions(questions: Iterable[str], engine: QAEngine) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -17,11 +17,20 @@ from dagster import (
 )
 from pydantic import Field
 
+from hysem_assets.empty import NO_RECORDS, empty_note, typed_when_empty
 from hysem_assets.environment import hysem_home
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
-from hysem_assets.qa import answer_questions, export_preferences, open_engine, questions_for
+from hysem_assets.qa import (
+    ANSWER_DTYPES,
+    PREFERENCE_DTYPES,
+    answer_questions,
+    export_preferences,
+    questions_for,
+)
+from hysem_assets.qa.engine import qa_engine
+from hysem_assets.qa.preferences import excluded_pairs
 from hysem_assets.resources import AnswerModels, ChunkStore, GraphDatabase
 
 #: Nested answer parts are kept as JSON text, so every Parquet column has one type.
@@ -35,23 +44,9 @@ class QAConfig(Config):
     )
 
 
-def qa_engine(resources: dict, query: str, chunks: pd.DataFrame, library: pd.DataFrame, terms: pd.DataFrame | None):
-    """The QA engine over the stores of one query (a context manager), from the ``answer_models``,
-    ``chunk_store`` and ``graph_database`` resources."""
-    return open_engine(
-        resources["answer_models"],
-        query=query,
-        chunk_store=resources["chunk_store"],
-        graph_database=resources["graph_database"],
-        chunks=chunks,
-        library=library,
-        canonical_terms=terms,
-        cache_dir=hysem_home() / "llm_cache" / "answers",
-    )
-
-
-def as_frame(records: list[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(records)
+def as_frame(records: list[dict], dtypes: dict) -> pd.DataFrame:
+    """The records as a table; with none, still the record's columns and types."""
+    frame = typed_when_empty(pd.DataFrame(records), dtypes)
     for column in JSON_COLUMNS:
         if column in frame:
             frame[column] = frame[column].map(lambda value: value if isinstance(value, str) else json.dumps(value))
@@ -62,7 +57,8 @@ def as_frame(records: list[dict]) -> pd.DataFrame:
     outs={
         "answers": AssetOut(
             description="Cited answers to the query's questions: Markdown and JSON with claims, citations, "
-            "verdicts, the route taken (hybrid or symbolic) and timings.",
+            "verdicts, the route taken (counting, listing, numeric, global or local), why, the routes tried "
+            "before it, and timings.",
             kinds={"python", "parquet"},
         ),
         "preference_log": AssetOut(
@@ -73,7 +69,9 @@ def as_frame(records: list[dict]) -> pd.DataFrame:
     },
     group_name="qa",
     partitions_def=queries_partitions,
-    ins={"vector_index": AssetIn(), "library": AssetIn(), "canonical_terms": AssetIn()},
+    ins={
+        name: AssetIn() for name in ("vector_index", "library", "canonical_terms", "extracted_fields", "summary_tree")
+    },
     deps=["knowledge_graph"],
     pool="gpu",
     op_tags={**gpu_step_tags("answers"), **GRAPH_STORE_TAG},
@@ -87,35 +85,40 @@ def qa_answers(
     vector_index: pd.DataFrame,
     library: pd.DataFrame,
     canonical_terms: pd.DataFrame,
+    extracted_fields: pd.DataFrame,
+    summary_tree: pd.DataFrame,
 ) -> Iterator[Output]:
     questions = config.questions or questions_for(context.partition_key)
     context.log.info(f"Answering {len(questions)} questions for {context.partition_key!r}")
     stores = {"answer_models": answer_models, "chunk_store": chunk_store, "graph_database": graph_database}
-    with qa_engine(stores, context.partition_key, vector_index, library, canonical_terms) as engine:
+    with qa_engine(
+        stores, context.partition_key, vector_index, library, canonical_terms, extracted_fields, summary_tree
+    ) as engine:
         answers, preferences = answer_questions(questions, engine)
-    table = as_frame(answers)
-    unresolved = int(table["unresolved_citations"].sum()) if len(table) else 0
-    routes = table["route"].value_counts().to_dict() if len(table) else {}
+    table = as_frame(answers, ANSWER_DTYPES)
     yield Output(
         table,
         output_name="answers",
         metadata={
             "dagster/row_count": len(table),
-            "unresolved_citations": unresolved,
-            "unverified": int(table["unverified"].sum()) if len(table) else 0,
-            "routes": MetadataValue.json(routes),
-            "prompt_tokens": int(table["prompt_tokens"].sum()) if len(table) else 0,
-            "completion_tokens": int(table["completion_tokens"].sum()) if len(table) else 0,
+            # a partition without works still answers each question: that there is no evidence
+            **empty_note(len(library), f"{NO_RECORDS}; every answer says there is no evidence"),
+            "unresolved_citations": int(table["unresolved_citations"].sum()),
+            "unverified": int(table["unverified"].sum()),
+            "routes": MetadataValue.json(table["route"].value_counts().to_dict()),
+            "prompt_tokens": int(table["prompt_tokens"].sum()),
+            "completion_tokens": int(table["completion_tokens"].sum()),
             "first_answer": MetadataValue.md(table["markdown"].iloc[0] if len(table) else "_no questions_"),
         },
     )
-    log = as_frame(preferences)
+    log = as_frame(preferences, PREFERENCE_DTYPES)
     yield Output(
         log,
         output_name="preference_log",
         metadata={
             "dagster/row_count": len(log),
-            "questions_with_pairs": int(log["question"].nunique()) if len(log) else 0,
+            **empty_note(len(log), NO_RECORDS if library.empty else "the auditor rejected no draft"),
+            "questions_with_pairs": int(log["question"].nunique()),
         },
     )
 
@@ -134,7 +137,8 @@ def export_dataset(logs: list[pd.DataFrame], folder) -> int:
         "preference_log": AssetIn(partition_mapping=AllPartitionMapping(), metadata={"allow_missing_partitions": True})
     },
     description="Preference pairs of every query as a DPO dataset: JSONL for TRL's DPO trainer "
-    "(prompt, chosen, rejected) and Parquet, under $HYSEM_HOME/exports/.",
+    "(prompt, chosen, rejected) and Parquet, under $HYSEM_HOME/exports/; only pairs whose chosen answer was "
+    "approved and passed the citation audit.",
     kinds={"python", "parquet"},
 )
 def preference_dataset(context: AssetExecutionContext, preference_log) -> Output[pd.DataFrame]:
@@ -147,12 +151,16 @@ def preference_dataset(context: AssetExecutionContext, preference_log) -> Output
     by_query = preference_log if isinstance(preference_log, dict) else {"": preference_log}
     logs = [log for _, log in sorted(by_query.items()) if len(log)]
     pairs, queries = export_dataset(logs, folder), len(logs)
+    left_out = excluded_pairs(record for log in logs for record in log.to_dict("records"))
     dataset = pd.read_parquet(folder / "preferences.parquet")
     return Output(
         dataset,
         metadata={
             "dagster/row_count": pairs,
+            **empty_note(pairs, "no query has a preference pair yet"),
             "queries": queries,
+            "excluded_not_approved": left_out["chosen_not_approved"],
+            "excluded_failed_citation_audit": left_out["chosen_failed_citation_audit"],
             "jsonl": MetadataValue.path(str(folder / "preferences.jsonl")),
             "parquet": MetadataValue.path(str(folder / "preferences.parquet")),
             "preview": table_preview(dataset, rows=3, width=120, empty="_no pairs yet_"),

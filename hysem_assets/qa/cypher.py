@@ -2,8 +2,9 @@
 
 Cypher written by a model (or a template) runs only if it passes every check here: one
 statement, no clause or procedure that writes, no comments or string literals (values
-from the question must travel as parameters), only labels and relationship types that the
-schema declares, every ``$parameter`` supplied, and the partition key ``$query`` used. The
+from the question must travel as parameters), only labels, relationship types and
+properties that the schema declares, every ``$parameter`` supplied, and the partition key
+``$query`` used. The
 store's read-only transaction is a second guard, not the only one.
 """
 
@@ -13,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.knowledge.schema import RELATIONSHIP_PROPERTIES, GraphSchema
 
 _WRITES = re.compile(
     r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|CALL|LOAD|COPY|INSTALL|ATTACH|ALTER|IMPORT|EXPORT|USE)\b",
@@ -25,6 +26,7 @@ _MAP_KEY = re.compile(r"([{,])\s*`?\w+`?\s*:")
 _LABEL = re.compile(r":\s*`?([A-Za-z_]\w*)`?")
 _ALTERNATIVE = re.compile(r"\|\s*:?\s*`?([A-Za-z_]\w*)`?")
 _PARAMETER = re.compile(r"\$([A-Za-z_]\w*)")
+_PROPERTY = re.compile(r"\b[A-Za-z_]\w*\s*\.\s*`?([A-Za-z_]\w*)`?")
 
 
 class CypherRejected(ValueError):
@@ -58,6 +60,9 @@ def validate_cypher(plan: CypherPlan, schema: GraphSchema) -> None:
     names = set(_LABEL.findall(unmapped)) | set(_ALTERNATIVE.findall(unmapped))
     if unknown := sorted(names - known):
         raise CypherRejected(f"unknown labels or relationship types: {', '.join(unknown)}")
+    declared = {name for spec in schema.nodes.values() for name in (spec.key, *spec.properties)}
+    if unknown := sorted(set(_PROPERTY.findall(text)) - declared - set(RELATIONSHIP_PROPERTIES)):
+        raise CypherRejected(f"unknown properties: {', '.join(unknown)}")
     used = set(_PARAMETER.findall(text))
     if "query" not in used:
         raise CypherRejected("the query must be scoped to the partition with $query")

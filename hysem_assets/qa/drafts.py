@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from hysem_assets.qa.sources import METADATA_KEYS, ContextChunk
+from hysem_assets.qa.sources import ABSTRACT_EVIDENCE, METADATA_KEYS, ContextChunk
 
 _METADATA_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -23,6 +23,7 @@ _METADATA_SCHEMA: dict[str, Any] = {
         "ZoteroKey": {"type": ["string", "null"]},
         "InTextCitation": {"type": ["string", "null"]},
         "FullCitation": {"type": ["string", "null"]},
+        "Evidence": {"type": ["string", "null"]},
     },
     "required": list(METADATA_KEYS),
     "additionalProperties": False,
@@ -161,10 +162,16 @@ def render_prompt(question: str, context: Sequence[ContextChunk]) -> str:
     return f"Question: {question}\n\nSources:\n{source_block(context)}"
 
 
+def cite(citation: Mapping[str, Any]) -> str:
+    """A citation as an answer shows it: the in-text citation, marked when only the abstract stood behind it."""
+    shown = str(citation.get("InTextCitation") or citation.get("DOI") or "?")
+    return f"{shown} [abstract]" if citation.get("Evidence") == ABSTRACT_EVIDENCE else shown
+
+
 def render_claims(draft: Draft) -> str:
     """Markdown of an answer: one bullet per claim with its in-text citations."""
     lines = []
     for claim in draft.claims:
-        cites = "; ".join(dict.fromkeys(str(c.get("InTextCitation") or c.get("DOI") or "?") for c in claim.citations))
+        cites = "; ".join(dict.fromkeys(cite(c) for c in claim.citations))
         lines.append(f"- {claim.text} {cites}".rstrip())
     return "\n".join(lines)

@@ -15,28 +15,40 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embeddings import Encoder, query_encoder
+from hysem_assets.environment import hysem_home
 from hysem_assets.knowledge.fields import mapping_vocabulary
 from hysem_assets.knowledge.mentions import merge_vocabularies
-from hysem_assets.knowledge.schema import GraphSchema, load_schema
+from hysem_assets.knowledge.schema import GraphSchema, graph_schema
 from hysem_assets.llm import build_backend
 from hysem_assets.profile import AnswerSettings
+from hysem_assets.protocols import Protocol, load_protocols, protocol_for_query
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.answer import QAEngine
-from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
+from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, SentenceVectors
+from hysem_assets.qa.global_route import SummaryTree
+from hysem_assets.qa.number_fields import number_fields
 from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
-from hysem_assets.qa.sources import chunk_rows, library_records
-from hysem_assets.qa.terms import BroaderTerms, entity_matchers, load_broader_terms
+from hysem_assets.qa.router import ModelRouter
+from hysem_assets.qa.sources import chunk_rows, library_records, retracted_works
+from hysem_assets.qa.terms import BroaderTerms, checked_broader_terms, entity_matchers
 from hysem_assets.resources import AnswerModels, ChunkStore, GraphDatabase
 from hysem_assets.retrieval.indexing import keyword_folder
 from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
-from hysem_assets.terms import SynonymDictionary, load_dictionaries
+from hysem_assets.terms import SynonymDictionary
 
 
 def retrieval_settings(settings: AnswerSettings) -> RetrievalSettings:
-    return RetrievalSettings(settings.k, settings.depth, settings.hops, settings.max_hops, settings.min_dense_score)
+    return RetrievalSettings(
+        settings.k,
+        settings.depth,
+        settings.hops,
+        settings.max_hops,
+        settings.min_dense_score,
+        settings.include_retracted,
+    )
 
 
 def _options(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,8 +81,13 @@ def build_engine(
     library: pd.DataFrame,
     broader: BroaderTerms | None = None,
     cache_dir: Path | None = None,
+    protocol: Protocol | None = None,
+    extracted: pd.DataFrame | None = None,
+    summary_tree: pd.DataFrame | None = None,
 ) -> QAEngine:
-    """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table."""
+    """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table;
+    with ``protocol`` and ``extracted`` (``extracted_fields``) the numeric route, with ``summary_tree`` the global
+    route."""
     retriever = Retriever(
         query=query,
         store=store,
@@ -79,36 +96,43 @@ def build_engine(
         graph=graph,
         matchers=entity_matchers(schema, spellings, broader),
         chunks=chunk_rows(chunks),
-        library=library_records(library),
+        library=library_records(library, retracted_works(chunks)),
         settings=retrieval_settings(settings),
     )
     writer: CypherWriter | None = (
         ModelCypherWriter(build_backend(settings.cypher, cache_dir=cache_dir)) if settings.cypher else None
     )
+    remembered = SentenceVectors(embedder)  # shared: the auditor reuses the generator's vectors
     return QAEngine(
         retriever=retriever,
         schema=schema,
-        generator=build_generator(settings.generator, embedder, cache_dir),
-        auditor=build_auditor(settings.auditor, embedder, cache_dir),
+        generator=build_generator(settings.generator, remembered, cache_dir),
+        auditor=build_auditor(settings.auditor, remembered, cache_dir),
         cypher_writer=writer,
         max_rounds=settings.max_rounds,
+        router=ModelRouter(build_backend(settings.router, cache_dir=cache_dir)) if settings.router else None,
+        numbers=number_fields(schema, protocol, extracted),
+        extracted=extracted,
+        tree=SummaryTree.from_table(summary_tree),
     )
 
 
 def term_spellings(
-    canonical_terms: pd.DataFrame | None = None, dictionaries: Mapping[str, SynonymDictionary] | None = None
+    dictionaries: Mapping[str, SynonymDictionary], canonical_terms: pd.DataFrame | None = None
 ) -> dict[str, dict[str, str]]:
     """``field -> spelling -> canonical``: the synonym dictionaries, plus the partition's mapped raw terms."""
-    dictionaries = load_dictionaries() if dictionaries is None else dictionaries
     spellings = {field: dict(d.spellings) for field, d in dictionaries.items()}
     mapped = mapping_vocabulary(canonical_terms) if canonical_terms is not None else {}
     return merge_vocabularies(spellings, mapped)
 
 
-def broader_terms(dictionaries: Mapping[str, SynonymDictionary] | None = None) -> BroaderTerms:
-    """config/broader_terms.yaml, checked against the synonym dictionaries."""
-    dictionaries = load_dictionaries() if dictionaries is None else dictionaries
-    return load_broader_terms(canonical={field: set(d.entries) for field, d in dictionaries.items()})
+def broader_terms(protocol: Protocol, dictionaries: Mapping[str, SynonymDictionary]) -> BroaderTerms:
+    """The protocol's broader terms, checked against its synonym dictionaries."""
+    return checked_broader_terms(
+        protocol.broader_terms,
+        canonical={field: set(d.entries) for field, d in dictionaries.items()},
+        where=f"config/protocols/{protocol.name}.yaml",
+    )
 
 
 @contextmanager
@@ -116,19 +140,22 @@ def open_engine(
     models: AnswerModels,
     *,
     query: str,
+    protocol: Protocol,
     chunk_store: ChunkStore,
     graph_database: GraphDatabase | None,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
     canonical_terms: pd.DataFrame | None = None,
     cache_dir: Path | None = None,
+    extracted: pd.DataFrame | None = None,
+    summary_tree: pd.DataFrame | None = None,
 ) -> Iterator[QAEngine]:
     """The engine over the stores of partition ``query``; stores are closed on exit.
 
     ``chunk_store`` also gives the keyword folder and the encoder the chunks were indexed
     with; without a ``graph_database`` there is no graph retrieval and no symbolic route.
     """
-    dictionaries = load_dictionaries()
+    dictionaries = protocol.dictionaries()
     with ExitStack() as opened:  # chunk store first, then graph: the one order, so waiting never deadlocks
         store = chunk_store.open()
         opened.callback(store.close)
@@ -140,12 +167,42 @@ def open_engine(
             query=query,
             store=store,
             index=KeywordIndex.load(keyword_folder(chunk_store.keyword_root(), query)),
-            embedder=chunk_store.encoder(),
+            embedder=query_encoder(chunk_store.encoder()),
             graph=graph_store,
-            schema=load_schema(),
-            spellings=term_spellings(canonical_terms, dictionaries),
+            schema=graph_schema(load_protocols(), protocol),
+            spellings=term_spellings(dictionaries, canonical_terms),
             chunks=chunks,
             library=library,
-            broader=broader_terms(dictionaries),
+            broader=broader_terms(protocol, dictionaries),
             cache_dir=cache_dir,
+            protocol=protocol,
+            extracted=extracted,
+            summary_tree=summary_tree,
         )
+
+
+def qa_engine(
+    resources: Mapping[str, Any],
+    query: str,
+    chunks: pd.DataFrame,
+    library: pd.DataFrame,
+    terms: pd.DataFrame | None,
+    extracted: pd.DataFrame | None = None,
+    summary_tree: pd.DataFrame | None = None,
+):
+    """The QA engine over the stores of one query (a context manager), from the ``answer_models``,
+    ``chunk_store`` and ``graph_database`` resources; ``extracted`` (``extracted_fields``) serves the
+    numeric route and ``summary_tree`` the global route."""
+    return open_engine(
+        resources["answer_models"],
+        query=query,
+        protocol=protocol_for_query(query),
+        chunk_store=resources["chunk_store"],
+        graph_database=resources["graph_database"],
+        chunks=chunks,
+        library=library,
+        canonical_terms=terms,
+        cache_dir=hysem_home() / "llm_cache" / "answers",
+        extracted=extracted,
+        summary_tree=summary_tree,
+    )

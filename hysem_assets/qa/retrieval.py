@@ -5,6 +5,9 @@ them. With two or more terms, chunks are preferred where all of them occur withi
 chunks of each other in one article; ``h`` starts at ``hops`` and narrows while more than
 ``k`` chunks qualify, or widens (up to ``max_hops``) while none do, so the graph list stays
 focused without coming back empty when the terms only meet further apart.
+
+Retracted works are left out of the context unless ``include_retracted`` is set, and the
+retrieval reports those that ranked among the ``k`` best (``qa.retractions``).
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
 from hysem_assets.embeddings import Encoder
+from hysem_assets.qa.retractions import split_retracted
 from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
 from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms
 from hysem_assets.retrieval.keyword import KeywordIndex
@@ -39,6 +44,8 @@ class RetrievalSettings:
     max_hops: int = 3
     #: dense hits below this cosine similarity are not evidence (dense search always returns something)
     min_dense_score: float = 0.3
+    #: answer from retracted works too (each answer then warns about them)
+    include_retracted: bool = False
 
 
 @dataclass
@@ -62,6 +69,8 @@ class Retrieval:
     context: list[ContextChunk]
     hops: int | None
     seconds: float
+    #: retracted works among the best-ranked chunks: left out, or included with a warning
+    retracted: list[dict[str, Any]] = field(default_factory=list)
 
 
 def cooccurring_chunks(
@@ -122,13 +131,8 @@ def retrieve(question: str, retriever: Retriever) -> Retrieval:
     started = time.perf_counter()
     settings = retriever.settings
     terms = recognise_terms(question, retriever.matchers)
-    dense = [
-        hit
-        for hit in dense_search(
-            retriever.store, retriever.embedder, question, query=retriever.query, limit=settings.depth
-        )
-        if hit.score >= settings.min_dense_score
-    ]
+    scored = dense_search(retriever.store, retriever.embedder, question, query=retriever.query, limit=settings.depth)
+    dense = [hit for hit in scored if hit.score >= settings.min_dense_score]
     keyword = keyword_search(retriever.index, question, limit=settings.depth)
     graph, hops = graph_hits(retriever, terms)
     rankings = {"dense": dense, "keyword": keyword, "graph": graph}
@@ -137,5 +141,7 @@ def retrieve(question: str, retriever: Retriever) -> Retrieval:
     ranked = (
         (hit.chunk_id, hit.score, tuple(name for name, ids in found_by.items() if hit.chunk_id in ids)) for hit in fused
     )
-    context = context_chunks(ranked, retriever.chunks, retriever.library)[: settings.k]
-    return Retrieval(terms, context, hops, time.perf_counter() - started)
+    similarity = {hit.chunk_id: hit.score for hit in scored}
+    ranked_context = context_chunks(ranked, retriever.chunks, retriever.library, similarity)
+    context, retracted = split_retracted(ranked_context, settings.k, include=settings.include_retracted)
+    return Retrieval(terms, context, hops, time.perf_counter() - started, retracted)

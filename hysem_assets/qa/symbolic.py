@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -23,50 +22,24 @@ from hysem_assets.qa.sources import Library, LibraryRecord, clean
 from hysem_assets.qa.terms import Terms
 from hysem_assets.stores.graph import GraphStore
 
-Route = Literal["symbolic", "hybrid"]
-
-_COUNTING = re.compile(r"\b(how many|number of|count|how often)\b", re.IGNORECASE)
-_LISTING = re.compile(r"^\s*(which|list|name|enumerate|what\s+(?:are|were)\s+the)\b", re.IGNORECASE)
-_FILTERING = re.compile(
-    r"\b(studies|articles|papers)\s+(?:of|on|about|that|which|with|from|published)\b", re.IGNORECASE
-)
-#: label -> words a question uses for it ("which methods", "how many pollutants")
-TARGET_WORDS: dict[str, tuple[str, ...]] = {
-    "MLMethod": (
-        "method",
-        "methods",
-        "model",
-        "models",
-        "algorithm",
-        "algorithms",
-        "technique",
-        "techniques",
-        "learners",
-    ),
-    "Pollutant": ("pollutant", "pollutants", "exposure", "exposures"),
-    "HealthOutcome": ("outcome", "outcomes", "disease", "diseases", "endpoint", "endpoints"),
-    "Region": ("region", "regions", "country", "countries", "place", "places", "location", "locations"),
-}
 ARTICLE_METADATA_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) WHERE a.key IN $keys "
-    "RETURN a.key AS article, a.cluster_id AS cluster_id"
+    "RETURN a.key AS article, a.cluster_id AS cluster_id, a.title AS title"
 )
-
-
-def route(question: str) -> Route:
-    """Symbolic for counting, listing and filtering questions; hybrid retrieval for everything else."""
-    listing = _LISTING.search(question) and _FILTERING.search(question)
-    return "symbolic" if _COUNTING.search(question) or listing else "hybrid"
 
 
 def target_label(question: str, schema: GraphSchema) -> str | None:
-    """The entity kind the question asks for, by the first word naming one; None: articles themselves."""
-    words = re.findall(r"[a-z]+", question.casefold())
-    for word in words:
-        for label, names in TARGET_WORDS.items():
-            if label in schema.nodes and word in names:
-                return label
-    return None
+    """The entity kind the question asks for, by the earliest of the protocol's words for one
+    ("which outcomes", "how many exposures"); None: articles themselves."""
+    text = question.casefold()
+    found = [
+        (match.start(), -len(word), spec.entity)
+        for spec in schema.fields.values()
+        if spec.entity is not None
+        for word in spec.words
+        if (match := re.search(rf"\b{re.escape(word.casefold())}\b", text))
+    ]
+    return min(found)[2] if found else None
 
 
 def _article_relationship(schema: GraphSchema, label: str) -> str:
@@ -76,19 +49,27 @@ def _article_relationship(schema: GraphSchema, label: str) -> str:
     raise ValueError(f"the schema has no relationship from Article to {label}")
 
 
+def term_conditions(
+    schema: GraphSchema, terms: Terms, parameters: dict[str, object], skip: str | None = None
+) -> list[str]:
+    """Conditions on Article ``a``: linked to a named term of every label but ``skip``; values go into ``parameters``."""
+    conditions = []
+    for n, (label, names) in enumerate(sorted(terms.items())):
+        if label == skip:
+            continue
+        rel_type = _article_relationship(schema, label)
+        parameters[f"f{n}"] = names
+        conditions.append(f"EXISTS {{ MATCH (a)-[:`{rel_type}`]->(f{n}:`{label}`) WHERE f{n}.name IN $f{n} }}")
+    return conditions
+
+
 def template_plan(schema: GraphSchema, query: str, target: str | None, terms: Terms) -> CypherPlan:
     """Rows ``(name, article)`` for articles of partition ``query`` linked to every named term.
 
     Terms of the target kind filter the target too ("how many articles use random forest").
     """
     parameters: dict[str, object] = {"query": query}
-    conditions = []
-    for n, (label, names) in enumerate(sorted(terms.items())):
-        if label == target:
-            continue
-        rel_type = _article_relationship(schema, label)
-        parameters[f"f{n}"] = names
-        conditions.append(f"EXISTS {{ MATCH (a)-[:`{rel_type}`]->(f{n}:`{label}`) WHERE f{n}.name IN $f{n} }}")
+    conditions = term_conditions(schema, terms, parameters, skip=target)
     match = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
     if target is None:
         returned = "RETURN NULL AS name, a.key AS article"
@@ -104,16 +85,23 @@ def template_plan(schema: GraphSchema, query: str, target: str | None, terms: Te
 
 @dataclass(frozen=True)
 class GraphAnswer:
-    """What a symbolic query found: distinct articles per name, all of them, and their library records."""
+    """What a symbolic query found: distinct articles per name, all of them, their library records and titles."""
 
     plan: CypherPlan
     by_name: dict[str, list[str]]
     articles: list[str]
     records: dict[str, LibraryRecord]
+    titles: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not self.articles
+
+    def without(self, keys: set[str]) -> GraphAnswer:
+        """The answer with the articles ``keys`` left out (retracted works), counts recomputed."""
+        by_name = {name: kept for name, found in self.by_name.items() if (kept := [k for k in found if k not in keys])}
+        records = {k: r for k, r in self.records.items() if k not in keys}
+        return GraphAnswer(self.plan, by_name, [a for a in self.articles if a not in keys], records, self.titles)
 
 
 def run_plan(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: str, library: Library) -> GraphAnswer:
@@ -135,10 +123,15 @@ def run_plan(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: st
         for key, cluster in zip(found.get("article", []), found.get("cluster_id", []), strict=True)
         if str(cluster) in library
     }
+    titles = {
+        str(key): str(title)
+        for key, title in zip(found.get("article", []), found.get("title", []), strict=True)
+        if clean(title) is not None
+    }
     ordered = dict(
         sorted(((n, sorted(a)) for n, a in by_name.items()), key=lambda item: (-len(item[1]), item[0].casefold()))
     )
-    return GraphAnswer(plan, ordered, articles, records)
+    return GraphAnswer(plan, ordered, articles, records, titles)
 
 
 def describe_filters(terms: Mapping[str, list[str]]) -> str:

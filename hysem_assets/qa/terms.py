@@ -1,18 +1,15 @@
 """Canonical terms a question names, by graph label, with the term matcher the graph and extraction use.
 
-A question may also use a broader term (``config/broader_terms.yaml``): "heart disease"
-stands for the cardiac outcomes it covers, so a filter on it matches any of them.
+A question may also use a broader term (a protocol's ``broader_terms``): a broader term
+stands for the canonical terms it covers, so a filter on it matches any of them, as a
+reviewer means it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import yaml
-
-from hysem_assets.environment import config_dir
 from hysem_assets.knowledge.mentions import merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema
 from hysem_assets.terms.matcher import TermMatcher
@@ -24,37 +21,36 @@ BroaderTerms = dict[str, dict[str, list[str]]]
 
 
 class BroaderTermsError(ValueError):
-    """The broader-terms file is malformed or names a term its field's dictionary lacks."""
+    """Broader terms that are malformed or name a term their field's dictionary lacks."""
 
 
-def load_broader_terms(path: Path | None = None, canonical: Mapping[str, set[str]] | None = None) -> BroaderTerms:
-    """The broader terms per field; each covered term must be canonical in ``canonical[field]`` when given."""
-    path = path or config_dir() / "broader_terms.yaml"
-    if not path.is_file():
-        return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise BroaderTermsError(f"{path} is not valid YAML: {exc}") from exc
+def checked_broader_terms(data: object, canonical: Mapping[str, set[str]], where: str) -> BroaderTerms:
+    """Broader terms per field (a protocol's ``broader_terms``), each covering canonical terms of its field.
+
+    ``canonical`` holds each dictionary field's canonical terms; errors name ``where``.
+    """
     shape_ok = isinstance(data, dict) and all(
         isinstance(terms, dict)
         and all(isinstance(c, list) and c and all(isinstance(t, str) for t in c) for c in terms.values())
         for terms in data.values()
     )
     if not shape_ok:
-        raise BroaderTermsError(f"{path} must map each field to {{broader term: [canonical term, ...]}}.")
+        raise BroaderTermsError(
+            f"{where}: broader_terms must map each field to {{broader term: [canonical term, ...]}}."
+        )
+    assert isinstance(data, dict)
     for field_name, terms in data.items():
-        known = canonical.get(field_name) if canonical is not None else None
-        if canonical is not None and known is None:
+        known = canonical.get(field_name)
+        if known is None:
             raise BroaderTermsError(
-                f"{path}: {field_name!r} is not a field with a dictionary; known: {sorted(canonical)}"
+                f"{where}: broader_terms names {field_name!r}, not a field with a dictionary; known: {sorted(canonical)}"
             )
         for broader, covered in terms.items():
-            if known is not None and broader in known:
-                raise BroaderTermsError(f"{path}: {broader!r} is already a canonical term of {field_name}; rename it")
-            if unknown := [t for t in covered if known is not None and t not in known]:
+            if broader in known:
+                raise BroaderTermsError(f"{where}: {broader!r} is already a canonical term of {field_name}; rename it")
+            if unknown := [t for t in covered if t not in known]:
                 raise BroaderTermsError(
-                    f"{path}: {broader!r} covers {unknown}, not canonical terms of config/dictionaries/{field_name}.yaml"
+                    f"{where}: {broader!r} covers {unknown}, not canonical terms of {field_name}'s dictionary"
                 )
     return {str(f): {str(b): list(c) for b, c in terms.items()} for f, terms in data.items()}
 

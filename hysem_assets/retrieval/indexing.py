@@ -3,7 +3,8 @@
 A stored point keeps the content hash and model name it was embedded from; a chunk whose
 hash and model match keeps its stored vector, so re-indexing after a small change costs
 only the changed chunks. Payloads are always rewritten (citations may have changed), and
-points of chunks that are gone are deleted.
+points of chunks that are gone are deleted. The written partition is then checked against
+the chunks (``completeness``) and rebuilt when the store does not hold exactly them.
 """
 
 from __future__ import annotations
@@ -19,12 +20,25 @@ import numpy as np
 import pandas as pd
 
 from hysem_assets.embeddings import Encoder
+from hysem_assets.retrieval.completeness import drop_partition, index_state
 from hysem_assets.retrieval.keyword import KeywordIndex
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, point_id
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, VectorStoreError, point_id
 
 #: Chunk columns copied into each point's payload when present.
-PAYLOAD_COLUMNS = ("doi", "cluster_id", "chunk_index", "section", "text", "in_text_citation", "full_citation")
+PAYLOAD_COLUMNS = (
+    "doi",
+    "cluster_id",
+    "chunk_index",
+    "section",
+    "text",
+    "evidence",
+    "in_text_citation",
+    "full_citation",
+    "is_retracted",
+)
 CITATION_COLUMNS = ("doi", "in_text_citation", "full_citation")
+#: Columns of the work a chunk carries: how to cite it, and whether it was retracted.
+WORK_COLUMNS = (*CITATION_COLUMNS, "is_retracted")
 ENCODE_SLICE = 1024
 
 
@@ -44,11 +58,15 @@ def searchable_text(section: str, text: str) -> str:
 
 
 def with_citations(chunks: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
-    """Chunks with their article's DOI and citations, so a hit can be cited as it is."""
-    columns = ["cluster_id", *(c for c in CITATION_COLUMNS if c in corpus.columns)]
-    return chunks.drop(columns=[c for c in CITATION_COLUMNS if c in chunks.columns]).merge(
+    """Chunks with their article's DOI and citations, so a hit can be cited as it is, and its
+    retraction flag (when the corpus has one), so answers can leave retracted works out."""
+    columns = ["cluster_id", *(c for c in WORK_COLUMNS if c in corpus.columns)]
+    joined = chunks.drop(columns=[c for c in WORK_COLUMNS if c in chunks.columns]).merge(
         corpus[columns], on="cluster_id", how="left"
     )
+    if "is_retracted" in joined:
+        joined["is_retracted"] = joined["is_retracted"].astype("boolean").fillna(False).astype(bool)
+    return joined
 
 
 def keyword_folder(root: Path, query: str) -> Path:
@@ -113,7 +131,20 @@ def index_chunks(
     current = set(ids)
     stale = [point for point in existing if point not in current]
     store.delete(stale)
-    KeywordIndex.build([p["chunk_id"] for p in payloads], texts).save(keyword_folder(keyword_root, query))
+    chunk_ids = [p["chunk_id"] for p in payloads]
+    KeywordIndex.build(chunk_ids, texts).save(keyword_folder(keyword_root, query))
+    expected = {point: payload["content_hash"] for point, payload in zip(ids, payloads, strict=True)}
+    state = index_state(
+        expected, chunk_ids, query=query, store=store, keyword_folder=keyword_folder(keyword_root, query)
+    )
+    if not state.vectors_ok:  # the store lost or kept writes it should not have: rebuild the partition
+        drop_partition(store, query)
+        store.upsert(ids, vectors, payloads)
+        state = index_state(
+            expected, chunk_ids, query=query, store=store, keyword_folder=keyword_folder(keyword_root, query)
+        )
+    if not state.complete:
+        raise VectorStoreError(f"Indexing {query!r} left the stores incomplete: {state.describe()}")
     return IndexSummary(
         query=query,
         chunks=len(records),

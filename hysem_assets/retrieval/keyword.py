@@ -7,6 +7,8 @@ finds them, which is why hybrid search fuses both.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,10 +39,21 @@ class KeywordIndex:
         return cls(list(ids), retriever)
 
     def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        if self.retriever is not None:
-            self.retriever.save(str(folder), show_progress=False)
-        (folder / _IDS_FILE).write_text(json.dumps(self.ids), encoding="utf-8")
+        """Write beside ``folder`` and swap it in, so a killed run never leaves half an index there."""
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+        try:
+            if self.retriever is not None:
+                self.retriever.save(str(staging), show_progress=False)
+            (staging / _IDS_FILE).write_text(json.dumps(self.ids), encoding="utf-8")
+            previous = folder.with_name(f".{folder.name}.previous")
+            shutil.rmtree(previous, ignore_errors=True)
+            if folder.exists():
+                folder.rename(previous)
+            staging.rename(folder)
+            shutil.rmtree(previous, ignore_errors=True)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
     @classmethod
     def load(cls, folder: Path) -> KeywordIndex:

@@ -17,6 +17,7 @@ from dagster import (
     asset,
 )
 
+from hysem_assets.empty import NO_RECORDS, empty_note, nothing_to_check
 from hysem_assets.environment import hysem_home
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
@@ -81,6 +82,7 @@ def prisma_flow(
         flow,
         metadata={
             "dagster/row_count": len(flow),
+            **empty_note(int(counts["identified"])),
             "identified": int(counts["identified"]),
             "screened": int(counts["screened"]),
             "included": int(counts["included"]),
@@ -94,6 +96,7 @@ def prisma_flow(
     yield AssetCheckResult(
         check_name=RECONCILE_CHECK,
         passed=not problems,
+        description=nothing_to_check(int(counts["identified"])),
         severity=AssetCheckSeverity.ERROR,
         metadata={"problems": MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none")},
     )
@@ -133,6 +136,7 @@ def evidence_table(
         table,
         metadata={
             "dagster/row_count": len(table),
+            **empty_note(len(table), NO_RECORDS if deduped_corpus.empty else "no study is included"),
             "fields": ", ".join(fields),
             "preview": table_preview(table, ["citation", "topic", *fields[:3]], rows=10, width=60),
             "csv": MetadataValue.path(str(folder / "evidence_table.csv")),

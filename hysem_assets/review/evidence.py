@@ -2,8 +2,9 @@
 
 Its columns follow the query's extraction fields (whatever the review protocol
 declares), so the table serves any subject. Values stored as JSON (lists, records)
-become readable text; an evidence column that extraction provides (``<field>_evidence``)
-is kept beside its value.
+become readable text, and each value's evidence sentences (from the ``evidence`` column
+extraction writes) stand beside it as ``<field>_evidence``, so a reviewer checks a value
+against its source without opening the paper.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from openpyxl import load_workbook
 from openpyxl.styles import Alignment, Font
 
 from hysem_assets.dedup.normalize import is_missing
+from hysem_assets.empty import typed_when_empty
 from hysem_assets.extraction.fields import RESERVED_NAMES
 
 #: Columns of ``extracted_fields`` that describe the extraction run, not the study.
-_RUN_COLUMNS = RESERVED_NAMES | {"cluster_id", "text_source", "cache_hits"}
+_RUN_COLUMNS = RESERVED_NAMES | {"cluster_id", "text_source", "cache_hits", "protocol", "evidence"}
 STUDY_COLUMNS = ("cluster_id", "citation", "year", "title", "doi", "topic", "retracted", "text_source")
 #: Widest column of the spreadsheet, in characters; longer text wraps.
 _MAX_WIDTH = 60
@@ -49,6 +51,17 @@ def field_columns(extracted: pd.DataFrame) -> list[str]:
     return [column for column in extracted.columns if column not in _RUN_COLUMNS]
 
 
+def evidence_sentences(evidence: Any) -> dict[str, str]:
+    """field -> its distinct evidence sentences joined, from the JSON ``evidence`` of one row."""
+    if is_missing(evidence) or not evidence:
+        return {}
+    found = json.loads(evidence) if isinstance(evidence, str) else evidence
+    return {
+        name: " | ".join(dict.fromkeys(item["sentence"] for item in items if item.get("sentence")))
+        for name, items in found.items()
+    }
+
+
 def evidence_table(
     included: list[str],
     corpus: pd.DataFrame,
@@ -62,6 +75,9 @@ def evidence_table(
     topic_labels = topics.set_index("cluster_id")["dominant_label"] if len(topics) else pd.Series(dtype=object)
     fields = extracted.set_index("cluster_id")
     columns = field_columns(extracted)
+    with_evidence = "evidence" in fields.columns
+    if with_evidence:
+        columns = [name for column in columns for name in (column, f"{column}_evidence")]
     rows = []
     for cluster_id in included:
         work = works.loc[cluster_id]
@@ -75,12 +91,16 @@ def evidence_table(
             "retracted": bool(work.get("is_retracted")) if not is_missing(work.get("is_retracted")) else False,
             "text_source": fields["text_source"].get(cluster_id, "") if "text_source" in fields else "",
         }
+        sentences = evidence_sentences(fields["evidence"].get(cluster_id)) if with_evidence else {}
         for column in columns:
-            row[column] = readable(fields[column].get(cluster_id)) if cluster_id in fields.index else ""
+            if column.endswith("_evidence") and column not in fields.columns:
+                row[column] = sentences.get(column.removesuffix("_evidence"), "")
+            else:
+                row[column] = readable(fields[column].get(cluster_id)) if cluster_id in fields.index else ""
         rows.append(row)
     table = pd.DataFrame(rows, columns=[*STUDY_COLUMNS, *columns])
     table["year"] = table["year"].astype("Int64")
-    return table
+    return typed_when_empty(table, {"retracted": "bool"})
 
 
 def write_xlsx(table: pd.DataFrame, path: Path, sheet: str = "Evidence") -> None:

@@ -125,6 +125,7 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
     topics, saved reports and answers are shown when present."""
     from hysem_assets.environment import hysem_home
     from hysem_assets.knowledge.reports import load_reports
+    from hysem_assets.protocols import protocol_for_query
     from hysem_assets.review.assets import review_dir
 
     flow, evidence = frame("prisma_flow"), frame("evidence_table")
@@ -135,7 +136,8 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
             f"Run `hysem materialize --query {slug} --select group:review` first."
         )
     topics = hysem_home() / "topics" / slug
-    reports = {report.name: frame(f"reports/{report.name}") for report in load_reports()}
+    own = set(protocol_for_query(slug).reports)
+    reports = {report.name: frame(f"reports/{report.name}") for report in load_reports() if report.name in own}
     answers = frame("answers")
     return ReviewReport(
         slug=slug,

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from hysem_assets.redaction import redact, redact_url
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.http import FetchError, RequestStats, redact_url
+from hysem_assets.sources.http import FetchError, RequestStats
 
 #: Called with (records so far, total expected or None) after every page.
 ProgressCallback = Callable[[int, int | None], None]
+#: Rounds in which pages or batches that failed are requested again, after the others,
+#: before the fetch counts as partial. The HTTP client already retries 429, 5xx and
+#: network errors; a round also covers a body cut off or garbled on the way.
+RETRY_ROUNDS = 1
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -40,28 +47,39 @@ class Failure:
 
 @dataclass
 class FetchOutcome:
-    """Everything a source returned for one query, successes and failures alike."""
+    """Everything a source returned for one query, successes and failures alike.
+
+    ``failures`` are requests (pages, batches) that failed after their retries: the
+    records they held are missing, so the fetch is partial. ``rejected`` are single
+    records a good page held that could not be read: retrying cannot mend them.
+    """
 
     source: str
     records: list[dict[str, Any]] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+    rejected: list[Failure] = field(default_factory=list)
     total_available: int | None = None
     skipped: str | None = None
     #: What the source said about the query itself (e.g. PubMed ignoring an unknown phrase).
     notes: list[str] = field(default_factory=list)
     stats: RequestStats = field(default_factory=RequestStats)
 
+    @property
+    def partial(self) -> bool:
+        """Requests failed for good, so records the source holds are missing."""
+        return bool(self.failures)
+
     def fail(self, where: str, error: Exception) -> None:
         """Record a failed page, keeping only what is safe to show (no keys)."""
         if isinstance(error, (FetchError, SourceFormatError)):
             reason = str(error)
         else:
-            reason = f"{type(error).__name__}: {error}"
+            reason = redact(f"{type(error).__name__}: {error}")
         self.failures.append(Failure(where=where, reason=reason))
 
-    def fail_records(self, where: str, reasons: list[str]) -> None:
+    def reject_records(self, where: str, reasons: list[str]) -> None:
         """Record per-record parse failures inside an otherwise good page."""
-        self.failures.extend(Failure(where=where, reason=reason) for reason in reasons)
+        self.rejected.extend(Failure(where=where, reason=redact(reason)) for reason in reasons)
 
     def expected(self, cap: int) -> int | None:
         """How many records this fetch should end with, once the source said its total."""
@@ -70,3 +88,22 @@ class FetchOutcome:
 
 def no_progress(done: int, total: int | None) -> None:
     """Default progress callback."""
+
+
+async def fetch_pages(
+    keys: Iterable[K], fetch_one: Callable[[K], Awaitable[Exception | None]], rounds: int = RETRY_ROUNDS
+) -> dict[K, Exception]:
+    """Fetch every page concurrently, then the failed ones again for ``rounds`` rounds.
+
+    ``fetch_one`` stores what it got and returns None, or returns the error of a page it
+    could not get. What comes back are the pages still failing, with their last error.
+    """
+    pending = list(keys)
+    errors: dict[K, Exception] = {}
+    for _ in range(rounds + 1):
+        results = await asyncio.gather(*(fetch_one(key) for key in pending))
+        errors = {key: error for key, error in zip(pending, results, strict=True) if error is not None}
+        pending = list(errors)
+        if not pending:
+            break
+    return errors

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hysem_assets.redaction import redact
+
 
 class SourceFormatError(ValueError):
     """A response body that cannot be parsed into records.
@@ -14,9 +16,9 @@ class SourceFormatError(ValueError):
     def __init__(self, source: str, where: str, problem: str, hint: str) -> None:
         self.source = source
         self.where = where
-        self.problem = problem
+        self.problem = redact(problem)  # it may quote the body, and a body may echo the request
         self.hint = hint
-        super().__init__(f"{source} response to {where}: {problem}; {hint}")
+        super().__init__(f"{source} response to {where}: {self.problem}; {hint}")
 
     @classmethod
     def unreadable(cls, source: str, where: str, body: bytes, expected: str, detail: str) -> SourceFormatError:
@@ -35,7 +37,7 @@ class SourceFormatError(ValueError):
                 f"the server returned an HTML page instead of {expected}",
                 "check the base URL, the API key and any proxy in between",
             )
-        snippet = body.lstrip()[:60].decode("utf-8", errors="replace")
+        snippet = redact(body.lstrip()[:4096].decode("utf-8", errors="replace"))[:60]  # masked before it is cut
         return cls(
             source,
             where,

@@ -9,6 +9,8 @@ from typing import Any
 
 from hysem_assets.sources.errors import SourceFormatError
 
+#: Publication years a record may carry; outside them the value is an error, not a date.
+YEARS = range(1500, 2100)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 
 
@@ -26,6 +28,14 @@ def leading_year(value: Any) -> int | None:
         return None
     match = _YEAR.search(str(value))
     return int(match.group(1)) if match else None
+
+
+def plausible_year(year: int, field: str) -> int:
+    """``year`` when it can be a publication year; else a ValueError that rejects the record."""
+    if year not in YEARS:
+        shown = str(year) if len(str(year)) <= 12 else f"{str(year)[:6]}…({len(str(year))} digits)"
+        raise ValueError(f"{field} {shown} is not a publication year ({YEARS.start}-{YEARS.stop - 1})")
+    return year
 
 
 def page_range(first: Any, last: Any) -> str | None:

@@ -14,33 +14,28 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode
 
 import aiohttp
 
 from hysem_assets.profile import HttpSettings
+from hysem_assets.redaction import redact, redact_url
+
+__all__ = ["FetchError", "HttpClient", "RateLimiter", "RequestStats", "RetryPolicy", "parse_retry_after", "redact_url"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "insttoken"})
-
-
-def redact_url(url: str) -> str:
-    """The URL with secret query parameters masked, safe for logs, metadata and errors."""
-    parts = urlsplit(url)
-    if not parts.query:
-        return url
-    query = [
-        (k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-    ]
-    return urlunsplit(parts._replace(query=urlencode(query, safe="*:,/")))
 
 
 class FetchError(Exception):
-    """A request that failed for good (after retries, or with a non-retryable status)."""
+    """A request that failed for good (after retries, or with a non-retryable status).
+
+    The URL and the reason are masked here, where an upstream body or a library's
+    message first becomes hysem's text: an error page may echo the request, key and all.
+    """
 
     def __init__(self, url: str, reason: str, status: int | None = None):
         self.url = redact_url(url)
-        self.reason = reason
+        self.reason = redact(reason)
         self.status = status
         super().__init__(f"{self.reason} ({self.url})")
 
@@ -187,7 +182,8 @@ class HttpClient:
 
 
 def _snippet(body: bytes, limit: int = 200) -> str:
-    text = body.decode("utf-8", "replace").strip().replace("\n", " ")
+    """The start of an error body for the message, secrets masked before it is cut."""
+    text = redact(" ".join(body[: limit * 8 + 4096].decode("utf-8", "replace").split()))
     return text[:limit] + ("…" if len(text) > limit else "")
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from hysem_assets.queries import QuerySpec
-from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient
-from hysem_assets.sources.openalex_json import parse_works_page
+from hysem_assets.sources.openalex_json import WorksPage, parse_works_page
 
 MAX_PER_PAGE = 200
 
@@ -33,24 +33,37 @@ async def fetch_openalex(
 ) -> FetchOutcome:
     """Follow ``next_cursor`` until the results end or ``max_records`` is reached.
 
-    Cursor pages are sequential by nature, so a page that fails for good ends the
-    walk: what came before it is kept and the failure says where it stopped.
+    Cursor pages are sequential by nature: a page that fails is requested again at
+    once, and if it still fails the walk ends there; what came before it is kept and
+    the failure says where it stopped.
     """
     outcome = FetchOutcome(source="openalex", stats=client.stats)
     params = search_params(spec, endpoint)
+    pages: dict[str, WorksPage] = {}
     cursor, page_number = "*", 1
-    while cursor and len(outcome.records) < spec.max_records:
-        where = f"works page {page_number}"
+
+    async def fetch_page(cursor: str) -> Exception | None:
         try:
             _, body = await client.request(f"{endpoint.base_url}/works", params={**params, "cursor": cursor})
-            page = parse_works_page(body, where=where)
+            pages[cursor] = parse_works_page(body, where=_page_where(page_number))
         except (FetchError, SourceFormatError) as exc:
-            outcome.fail(where, exc)
+            return exc
+        return None
+
+    while cursor and len(outcome.records) < spec.max_records:
+        failed = await fetch_pages([cursor], fetch_page)
+        if failed:
+            outcome.fail(_page_where(page_number), failed[cursor])
             break
+        page = pages.pop(cursor)
         outcome.total_available = page.count if page.count is not None else outcome.total_available
-        outcome.fail_records(where, page.failures)
+        outcome.reject_records(_page_where(page_number), page.failures)
         outcome.records.extend(page.records[: spec.max_records - len(outcome.records)])
         progress(len(outcome.records), outcome.expected(spec.max_records))
         cursor = page.next_cursor if page.records else None
         page_number += 1
     return outcome
+
+
+def _page_where(number: int) -> str:
+    return f"works page {number}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +11,7 @@ from hysem_assets.identifiers import normalize_doi, normalize_pmid, strip_openal
 from hysem_assets.records import empty_record, to_json_text
 from hysem_assets.sources.enrichment_fields import UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, load_json_object, page_range, parse_each
+from hysem_assets.sources.fields import clean_text, load_json_object, page_range, parse_each, plausible_year
 from hysem_assets.sources.names import citation_name
 
 SOURCE = "OpenAlex"
@@ -45,14 +46,29 @@ def parse_works_page(body: bytes, where: str) -> WorksPage:
             "the body has no 'results' list",
             "check that the base URL points at the OpenAlex API and the path is /works",
         )
-    meta = page.get("meta") or {}
+    next_cursor, count = _meta(page.get("meta"), where)
     records, failures = parse_each(results, parse_work, "id", "result")
-    return WorksPage(
-        records=records,
-        next_cursor=meta.get("next_cursor") or None,
-        count=meta.get("count"),
-        failures=failures,
-    )
+    return WorksPage(records=records, next_cursor=next_cursor, count=count, failures=failures)
+
+
+def _meta(meta: Any, where: str) -> tuple[str | None, int | None]:
+    """``next_cursor`` and ``count`` of a page; a page whose paging fields are unreadable is rejected."""
+    if meta is None:
+        return None, None
+    if not isinstance(meta, dict):
+        raise SourceFormatError(
+            SOURCE, where, f"'meta' is {type(meta).__name__}, not an object", "retry; report it if it persists"
+        )
+    cursor, count = meta.get("next_cursor"), meta.get("count")
+    if cursor is not None and not isinstance(cursor, str):
+        raise SourceFormatError(
+            SOURCE, where, f"meta.next_cursor is {reprlib.repr(cursor)}, not text", "retry; report it if it persists"
+        )
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise SourceFormatError(
+            SOURCE, where, f"meta.count is {reprlib.repr(count)}, not a record count", "retry; report it if it persists"
+        )
+    return cursor or None, count
 
 
 def parse_work(work: dict[str, Any]) -> dict[str, Any]:
@@ -123,7 +139,7 @@ def _year(value: Any) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TypeError(f"publication_year is {value!r}")
-    return int(value)
+    return plausible_year(int(value), "publication_year")
 
 
 def _journal(work: dict[str, Any]) -> str | None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from hysem_assets.queries import QuerySpec
-from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.pubmed_xml import parse_efetch, parse_esearch
@@ -55,8 +53,7 @@ async def fetch_pubmed(
 
     batches: dict[int, list] = {}
 
-    async def fetch_batch(retstart: int) -> None:
-        where = f"efetch retstart={retstart}"
+    async def fetch_batch(retstart: int) -> Exception | None:
         size = min(batch, wanted - retstart)
         if search.webenv and search.query_key:
             selection = {
@@ -71,11 +68,19 @@ async def fetch_pubmed(
             _, body = await client.request(
                 f"{endpoint.base_url}/efetch.fcgi", data={**_common_params(endpoint), "retmode": "xml", **selection}
             )
-            batches[retstart] = parse_efetch(body, where=where)
+            batches[retstart] = parse_efetch(body, where=_batch_where(retstart))
         except (FetchError, SourceFormatError) as exc:
-            outcome.fail(where, exc)
-        progress(sum(map(len, batches.values())), wanted)
+            return exc
+        finally:
+            progress(sum(map(len, batches.values())), wanted)
+        return None
 
-    await asyncio.gather(*(fetch_batch(start) for start in range(0, wanted, batch)))
+    failed = await fetch_pages(range(0, wanted, batch), fetch_batch)
+    for retstart, error in sorted(failed.items()):
+        outcome.fail(_batch_where(retstart), error)
     outcome.records = [record for start in sorted(batches) for record in batches[start]]
     return outcome
+
+
+def _batch_where(retstart: int) -> str:
+    return f"efetch retstart={retstart}"

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from hysem_assets.queries import QuerySpec
-from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient
-from hysem_assets.sources.scopus_json import parse_search_page
+from hysem_assets.sources.scopus_json import SearchPage, parse_search_page
 
 #: Offset paging of the Search API stops at 5,000 results (start + count).
 MAX_OFFSET = 5_000
@@ -43,30 +41,35 @@ async def fetch_scopus(
         outcome.skipped = SKIPPED_WITHOUT_KEY
         return outcome
     count = min(MAX_COUNT, endpoint.page_size)
-    pages: dict[int, list] = {}
+    pages: dict[int, SearchPage] = {}
 
-    async def fetch_page(start: int) -> int | None:
-        where = f"search start={start}"
+    async def fetch_page(start: int) -> Exception | None:
         params = {"query": search_query(spec), "start": str(start), "count": str(count), "view": "COMPLETE"}
         try:
             _, body = await client.request(
                 f"{endpoint.base_url}/content/search/scopus", params=params, headers=request_headers(endpoint)
             )
-            page = parse_search_page(body, where=where)
+            page = parse_search_page(body, where=_page_where(start))
         except (FetchError, SourceFormatError) as exc:
-            outcome.fail(where, exc)
-            return None
-        pages[start] = page.records
-        outcome.fail_records(where, page.failures)
-        progress(sum(map(len, pages.values())), outcome.expected(spec.max_records))
-        return page.total
+            return exc
+        pages[start] = page
+        outcome.reject_records(_page_where(start), page.failures)
+        progress(sum(len(p.records) for p in pages.values()), outcome.expected(spec.max_records))
+        return None
 
-    total = await fetch_page(0)
-    if total is None:
+    failed = await fetch_pages([0], fetch_page)
+    if failed:
+        outcome.fail(_page_where(0), failed[0])
         return outcome
-    outcome.total_available = total
+    outcome.total_available = total = pages[0].total
     wanted = min(total, spec.max_records, MAX_OFFSET)
-    await asyncio.gather(*(fetch_page(start) for start in range(count, wanted, count)))
-    records = [record for start in sorted(pages) for record in pages[start]]
+    failed = await fetch_pages(range(count, wanted, count), fetch_page)
+    for start, error in sorted(failed.items()):
+        outcome.fail(_page_where(start), error)
+    records = [record for start in sorted(pages) for record in pages[start].records]
     outcome.records = records[:wanted]
     return outcome
+
+
+def _page_where(start: int) -> str:
+    return f"search start={start}"

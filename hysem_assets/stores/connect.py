@@ -14,12 +14,13 @@ from hysem_assets.environment import hysem_home
 from hysem_assets.profile import GraphSettings, VectorIndexSettings
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.neo4j_graph import Neo4jGraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 
 
 def open_graph_store(settings: GraphSettings) -> GraphStore:
     if settings.backend == "neo4j":
+        from hysem_assets.stores.neo4j_graph import Neo4jGraphStore  # the driver only where a server is used
+
         return Neo4jGraphStore(
             os.environ.get("HYSEM_NEO4J_URI") or settings.uri,
             user=settings.user,

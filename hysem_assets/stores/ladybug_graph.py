@@ -55,7 +55,8 @@ class LadybugWriter:
         self.schema = schema
 
     def upsert_nodes(self, label: str, rows: Sequence[Row]) -> None:
-        properties = self.schema.nodes[label].properties
+        written = rows[0]["props"] if rows else {}
+        properties = {name: kind for name, kind in self.schema.nodes[label].properties.items() if name in written}
         cypher = merge_nodes_cypher(self.schema, label)
         if properties:
             cypher += " SET " + ", ".join(

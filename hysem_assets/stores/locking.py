@@ -14,12 +14,37 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from hysem_assets.runs.owner import ProcessOwner
+
 log = logging.getLogger(__name__)
 
 
 def lock_path(store: Path) -> Path:
     """``kg.lbug`` -> ``kg.lbug.lock``; a folder store gets its lock file beside it."""
     return store.with_name(store.name + ".lock")
+
+
+def owner_path(store: Path) -> Path:
+    """Who took the lock last (the lock file itself is emptied by every process that waits on it)."""
+    return store.with_name(store.name + ".lock.owner")
+
+
+def lock_holder(store: Path) -> ProcessOwner | None:
+    """The process holding ``store`` now, or None when it is free (a dead holder releases it with its end)."""
+    lock = FileLock(lock_path(store), thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return ProcessOwner.read(owner_path(store)) or ProcessOwner(pid=0, host="", process="", command="unknown")
+    lock.release()
+    return None
+
+
+def _record_owner(store: Path) -> None:
+    try:
+        ProcessOwner.current().write(owner_path(store))
+    except OSError:
+        pass  # a courtesy for `hysem doctor`; never a reason to fail
 
 
 def acquire_store_lock(store: Path, *, timeout: float, what: str) -> FileLock:
@@ -33,9 +58,17 @@ def acquire_store_lock(store: Path, *, timeout: float, what: str) -> FileLock:
     lock = FileLock(path, thread_local=False)
     try:
         lock.acquire(timeout=0)
+        _record_owner(store)
         return lock
     except Timeout:
-        log.warning("%s %s is open in another process; waiting up to %.0f s for it.", what, store, timeout)
+        holder = ProcessOwner.read(owner_path(store))
+        log.warning(
+            "%s %s is open in another process; waiting up to %.0f s for it%s.",
+            what,
+            store,
+            timeout,
+            f" (held by {holder.describe()})" if holder else "",
+        )
     try:
         lock.acquire(timeout=timeout)
     except Timeout as exc:
@@ -43,4 +76,5 @@ def acquire_store_lock(store: Path, *, timeout: float, what: str) -> FileLock:
             f"{what} {store} was still open in another process after {timeout:.0f} s. "
             f"Raise lock_timeout_s in the profile, or use a server for concurrent access."
         ) from exc
+    _record_owner(store)
     return lock

@@ -3,37 +3,48 @@
 ``map_terms`` tries an exact match, then a spelling variant (:mod:`hysem_assets.terms.matcher`:
 case, accents, hyphens, plurals), then sentence-embedding similarity against the field's
 dictionary; what stays unmatched is listed with its nearest canonical terms and grouped into
-suggested new dictionary entries.
+suggested new dictionary entries. A field without a dictionary has its terms grouped by
+spelling and meaning (:mod:`hysem_assets.terms.grouping`) into a suggested dictionary, and
+each term maps to its group's name.
+
+The names below load on first use, so code that only matches terms (a question's words)
+does not pay for scikit-learn and the embedding model that mapping and grouping need.
 """
 
-from hysem_assets.terms.dictionaries import (
-    Conflict,
-    DictionaryConflictWarning,
-    DictionaryError,
-    SynonymDictionary,
-    build_dictionary,
-    load_dictionaries,
-    load_dictionary,
-)
-from hysem_assets.terms.embeddings import dictionary_embeddings
-from hysem_assets.terms.mapping import TermMapping, map_terms
-from hysem_assets.terms.matcher import TermMatcher, is_abbreviation, term_keys
-from hysem_assets.terms.suggestions import suggest_entries, suggestions_yaml
+from __future__ import annotations
 
-__all__ = [
-    "Conflict",
-    "DictionaryConflictWarning",
-    "DictionaryError",
-    "SynonymDictionary",
-    "TermMapping",
-    "TermMatcher",
-    "build_dictionary",
-    "dictionary_embeddings",
-    "is_abbreviation",
-    "load_dictionaries",
-    "load_dictionary",
-    "map_terms",
-    "suggest_entries",
-    "suggestions_yaml",
-    "term_keys",
-]
+from importlib import import_module
+from typing import Any
+
+#: Each public name and the module of this package that holds it.
+_EXPORTS = {
+    "Conflict": "dictionaries",
+    "DictionaryConflictWarning": "dictionaries",
+    "DictionaryError": "dictionaries",
+    "SynonymDictionary": "dictionaries",
+    "TermMapping": "mapping",
+    "TermMatcher": "matcher",
+    "build_dictionary": "dictionaries",
+    "cluster_terms": "grouping",
+    "dictionary_embeddings": "embeddings",
+    "distinctions": "grouping",
+    "group_terms": "grouping",
+    "is_abbreviation": "matcher",
+    "load_dictionaries": "dictionaries",
+    "load_dictionary": "dictionaries",
+    "map_terms": "mapping",
+    "suggest_entries": "suggestions",
+    "suggested_dictionaries_yaml": "suggestions",
+    "suggestions_yaml": "suggestions",
+    "term_keys": "matcher",
+    "write_suggested_dictionaries": "suggestions",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value

@@ -1,4 +1,5 @@
-"""Raw extracted terms to canonical terms: exact, then a spelling variant, then embedding similarity."""
+"""Raw extracted terms to canonical terms: exact, then a spelling variant, then embedding similarity;
+without a dictionary, grouped by spelling and meaning."""
 
 from __future__ import annotations
 
@@ -10,13 +11,21 @@ import numpy as np
 import pandas as pd
 
 from hysem_assets.embeddings import Encoder
-from hysem_assets.profile import TERM_THRESHOLD
+from hysem_assets.empty import typed_when_empty
+from hysem_assets.profile import GROUP_THRESHOLD, TERM_THRESHOLD
 from hysem_assets.terms.dictionaries import SynonymDictionary
-from hysem_assets.terms.embeddings import dictionary_embeddings
+from hysem_assets.terms.embeddings import dictionary_embeddings, term_embeddings
+from hysem_assets.terms.grouping import group_terms, rank_terms
 from hysem_assets.terms.matcher import TermMatcher
-from hysem_assets.terms.suggestions import suggest_entries, suggestions_yaml
+from hysem_assets.terms.suggestions import (
+    dictionary_entries,
+    suggest_entries,
+    suggested_dictionaries_yaml,
+    suggestions_yaml,
+)
 
 MAPPING_COLUMNS = ["field", "raw_term", "canonical", "score", "method", "occurrences"]
+MAPPING_DTYPES = {"field": object, "raw_term": object, "canonical": object, "score": float, "method": object}
 UNMATCHED_COLUMNS = ["field", "raw_term", "occurrences", "candidates", "candidate_scores"]
 FIELD_COLUMNS = [
     "field",
@@ -24,8 +33,10 @@ FIELD_COLUMNS = [
     "exact",
     "normalized",
     "embedding",
+    "grouped",
     "unmatched",
     "match_rate",
+    "groups",
     "threshold",
     "dictionary_cache",
 ]
@@ -42,7 +53,10 @@ class TermMapping:
     unmatched: pd.DataFrame
     #: Unmatched terms grouped into new entries (field, canonical, synonyms, occurrences).
     suggestions: pd.DataFrame
-    #: Match counts and rate per field, the threshold used, and ``hit``/``miss`` of the embedding cache.
+    #: The entries formed by grouping each field without a dictionary (same columns): its suggested dictionary.
+    groups: pd.DataFrame
+    #: Match counts and rate per field, groups formed, the threshold used, and ``hit``/``miss`` of the
+    #: embedding cache (the dictionary's, or the terms' of a field without one).
     fields: pd.DataFrame
     #: Spellings claimed by two canonical terms in a dictionary.
     conflicts: pd.DataFrame
@@ -50,15 +64,21 @@ class TermMapping:
     def suggestions_yaml(self) -> dict[str, str]:
         return suggestions_yaml(self.suggestions)
 
+    def suggested_dictionaries(self) -> dict[str, str]:
+        """Per field without a dictionary, its groups as a dictionary file to adopt
+        (:func:`~hysem_assets.terms.suggestions.write_suggested_dictionaries` saves them)."""
+        return suggested_dictionaries_yaml(self.groups)
+
 
 def map_terms(
     raw_terms: pd.DataFrame,
-    dictionaries: Mapping[str, SynonymDictionary],
+    dictionaries: Mapping[str, SynonymDictionary | None],
     *,
     cache_dir: Path,
     encoder: Encoder | None = None,
     threshold: float = TERM_THRESHOLD,
     thresholds: Mapping[str, float] | None = None,
+    group_threshold: float = GROUP_THRESHOLD,
     candidates: int = 3,
     suggestion_similarity: float = 0.7,
     progress: Callable[[int, int | None], None] | None = None,
@@ -68,16 +88,23 @@ def map_terms(
     Exact and normalized matches score 1. The rest are embedded once (all fields together)
     and compared with the field's dictionary in one matrix product; a cosine similarity of at
     least the field's threshold (``thresholds[field]``, else ``threshold``) maps the term.
-    Terms of a field without a dictionary stay unmatched and still feed the suggestions.
-    Blank terms carry nothing to map and are left out. ``progress(done, total)`` follows the
-    embedding of raw terms, the long step.
+    A field given ``None`` has no dictionary: its terms are grouped by spelling and meaning
+    (:func:`~hysem_assets.terms.grouping.group_terms` at ``thresholds[field]``, else
+    ``group_threshold``; only the field's 2,000 most frequent spelling groups are compared by
+    embedding, the clustering being quadratic, and rarer ones stay groups of their own), each
+    group named by its most frequent member; every term maps to its group's name (method
+    ``grouped``, scored by its similarity to the name), and :attr:`TermMapping.groups` holds
+    the field's suggested dictionary. A field not named at all stays unmatched and feeds the
+    suggestions. Blank terms carry nothing to map and are left out. ``progress(done, total)``
+    follows the embedding of raw terms, the long step.
     """
     encoder = encoder or Encoder()
     thresholds = dict(thresholds or {})
     terms = _distinct_terms(raw_terms)
-    exact = {field_name: dict(dictionary.spellings) for field_name, dictionary in dictionaries.items()}
+    covered = {field_name: dictionary for field_name, dictionary in dictionaries.items() if dictionary is not None}
+    exact = {field_name: dict(dictionary.spellings) for field_name, dictionary in covered.items()}
     matched = [
-        _match(exact[f], dictionaries[f].matcher, t) if f in dictionaries else (None, None)
+        _match(exact[f], covered[f].matcher, t) if f in covered else (None, None)
         for f, t in zip(terms["field"], terms["raw_term"])
     ]
     terms["canonical"] = [canonical for canonical, _ in matched]
@@ -86,13 +113,24 @@ def map_terms(
     terms["candidates"] = [[] for _ in range(len(terms))]
     terms["candidate_scores"] = [[] for _ in range(len(terms))]
 
+    cache_state: dict[str, str] = {}
+    grouped = [field_name for field_name in dictionaries if field_name not in covered]
+    for field_name, members in terms[terms["field"].isin(grouped)].groupby("field", sort=True):
+        members = rank_terms(members)
+        term_vectors, hit = term_embeddings(encoder, members["raw_term"].tolist(), cache_dir, progress)
+        cache_state[field_name] = "hit" if hit else "miss"
+        similarity = thresholds.get(field_name, group_threshold)
+        names, scores = group_terms(members["raw_term"].tolist(), term_vectors, similarity)
+        terms.loc[members.index, "canonical"] = names
+        terms.loc[members.index, "score"] = scores
+        terms.loc[members.index, "method"] = "grouped"
+
     rest = terms[terms["method"] == "unmatched"]
     texts = list(dict.fromkeys(rest["raw_term"]))
     vectors = encoder.encode(texts, progress) if texts else np.zeros((0, 0), dtype=np.float32)
     row_of = {text: i for i, text in enumerate(texts)}
-    cache_state: dict[str, str] = {}
     for field_name, group in rest.groupby("field", sort=True):
-        dictionary = dictionaries.get(field_name)
+        dictionary = covered.get(field_name)
         if dictionary is None or not dictionary.entries:
             continue
         matrix, hit = dictionary_embeddings(encoder, dictionary, cache_dir)
@@ -110,14 +148,15 @@ def map_terms(
     unmatched = terms.loc[terms["method"] == "unmatched", UNMATCHED_COLUMNS].reset_index(drop=True)
     unmatched_vectors = vectors[[row_of[t] for t in unmatched["raw_term"]]]
     return TermMapping(
-        mapping=terms[MAPPING_COLUMNS],
+        mapping=typed_when_empty(terms[MAPPING_COLUMNS], MAPPING_DTYPES),
         unmatched=unmatched,
         suggestions=suggest_entries(unmatched, unmatched_vectors, suggestion_similarity),
-        fields=_field_table(terms, dictionaries, thresholds, threshold, cache_state),
+        groups=dictionary_entries(rank_terms(terms[terms["method"] == "grouped"])),
+        fields=_field_table(terms, dictionaries, thresholds, threshold, group_threshold, cache_state),
         conflicts=pd.DataFrame(
             [
                 (c.field, c.spelling, c.kept_under, c.dropped_from, c.message)
-                for d in dictionaries.values()
+                for d in covered.values()
                 for c in d.conflicts
             ],
             columns=CONFLICT_COLUMNS,
@@ -166,19 +205,27 @@ def _nearest(
 
 def _field_table(
     terms: pd.DataFrame,
-    dictionaries: Mapping[str, SynonymDictionary],
+    dictionaries: Mapping[str, SynonymDictionary | None],
     thresholds: Mapping[str, float],
     threshold: float,
+    group_threshold: float,
     cache_state: Mapping[str, str],
 ) -> pd.DataFrame:
     counts = pd.crosstab(terms["field"], terms["method"]).reindex(
-        columns=["exact", "normalized", "embedding", "unmatched"], fill_value=0
+        columns=["exact", "normalized", "embedding", "grouped", "unmatched"], fill_value=0
     )
     table = counts.reset_index().rename_axis(columns=None)
     table.insert(1, "terms", counts.sum(axis=1).to_numpy())
     table["match_rate"] = 1.0 - table["unmatched"] / table["terms"]
-    table["threshold"] = [thresholds.get(f, threshold) if f in dictionaries else np.nan for f in table["field"]]
+    groups = terms[terms["method"] == "grouped"].groupby("field")["canonical"].nunique()
+    table["groups"] = groups.reindex(table["field"], fill_value=0).to_numpy()
+    table["threshold"] = [
+        thresholds.get(f, threshold if dictionaries[f] is not None else group_threshold)
+        if f in dictionaries
+        else np.nan
+        for f in table["field"]
+    ]
     table["dictionary_cache"] = [
-        cache_state.get(f, "none" if f not in dictionaries else "unused") for f in table["field"]
+        cache_state.get(f, "none" if dictionaries.get(f) is None else "unused") for f in table["field"]
     ]
     return table[FIELD_COLUMNS]

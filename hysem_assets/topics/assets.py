@@ -5,6 +5,7 @@ import base64
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
+from hysem_assets.empty import empty_note
 from hysem_assets.environment import hysem_home
 from hysem_assets.extraction.assets import documents_to_extract
 from hysem_assets.llm import build_backend
@@ -47,7 +48,8 @@ def topics(
 ) -> Output[pd.DataFrame]:
     placement = topic_modeller.settings
     documents = pd.DataFrame(
-        [{"doc_id": d.doc_id, "text": d.text} for d in documents_to_extract(deduped_corpus, parsed_docs)]
+        [{"doc_id": d.doc_id, "text": d.text} for d in documents_to_extract(deduped_corpus, parsed_docs)],
+        columns=["doc_id", "text"],
     )
     progress = Progress(context.log, "topic models", unit="models")
     try:
@@ -66,15 +68,18 @@ def topics(
     png = base64.b64encode(view.png.read_bytes()).decode()
     labels = model.topics.set_index("topic")["label"]
     table = model.documents.rename(columns={"doc_id": "cluster_id"})
-    table.insert(table.columns.get_loc("dominant_topic") + 1, "dominant_label", table["dominant_topic"].map(labels))
+    dominant_label = table["dominant_topic"].map(labels).astype(object)  # text, even with no topic to map to
+    table.insert(table.columns.get_loc("dominant_topic") + 1, "dominant_label", dominant_label)
     topic_table = model.topics.assign(top_words=model.topics["top_words"].map(", ".join))
     write_parquet(topic_table.drop(columns=["word_weights"]), view.html.parent / "topic_table.parquet")
+    quality = {} if model.empty else {"coherence_c_v": round(float(model.chosen["coherence"]), 4)}
     return Output(
         table,
         metadata={
             "dagster/row_count": len(table),
+            **empty_note(len(table)),
             "n_topics": int(model.chosen["n_topics"]),
-            "coherence_c_v": round(float(model.chosen["coherence"]), 4),
+            **quality,
             "topics": MetadataValue.md(
                 topic_table[["topic", "label", "coherence", "prevalence", "top_words"]].to_markdown(index=False)
             ),

@@ -48,6 +48,16 @@ def skip_reason(n_topics: int, corpus: Corpus) -> str | None:
     return None
 
 
+def every_point_skipped(space: SearchSpace, min_count: int, reason: str) -> list[Skipped]:
+    """The whole grid, skipped for one reason: what the grid table shows when nothing can be trained."""
+    return [
+        Skipped(Candidate(n_topics, passes, iterations, phrases, filter_), 0, reason)
+        for phrases in phrase_variants(space, min_count)
+        for filter_ in dictionary_filters(space)
+        for n_topics, passes, iterations in itertools.product(space.n_topics, space.passes, space.iterations)
+    ]
+
+
 def plan(space: SearchSpace, corpora: list[Corpus]) -> tuple[list[tuple[Corpus, Candidate]], list[Skipped]]:
     jobs, skipped = [], []
     for corpus in corpora:
@@ -79,7 +89,7 @@ def best_fit(fits: list[Fit]) -> Fit:
     return min(scored, key=lambda fit: (-fit.coherence, *fit.candidate.as_row().values()))
 
 
-def grid_table(trained: list[tuple[Corpus, Fit]], skipped: list[Skipped], chosen: Fit) -> pd.DataFrame:
+def grid_table(trained: list[tuple[Corpus, Fit]], skipped: list[Skipped], chosen: Fit | None) -> pd.DataFrame:
     """Every grid point, trained or skipped, with its coherence and the reason it was skipped."""
     rows = [
         fit.candidate.as_row()
@@ -108,5 +118,6 @@ def grid_table(trained: list[tuple[Corpus, Fit]], skipped: list[Skipped], chosen
         }
         for s in skipped
     ]
-    table = pd.DataFrame(rows).astype({"vocabulary": "Int64"})
-    return table.sort_values(list(trained[0][1].candidate.as_row()), kind="stable", ignore_index=True)
+    table = pd.DataFrame(rows).astype({"vocabulary": "Int64", "chosen": bool})
+    first = trained[0][1].candidate if trained else skipped[0].candidate
+    return table.sort_values(list(first.as_row()), kind="stable", ignore_index=True)

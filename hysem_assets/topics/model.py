@@ -9,12 +9,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hysem_assets.empty import typed_empty
 from hysem_assets.topics.config import TopicSettings
 from hysem_assets.topics.grid import (
     Skipped,
     TopicModelError,
     best_fit,
     dictionary_filters,
+    every_point_skipped,
     grid_table,
     phrase_variants,
     plan,
@@ -28,6 +30,24 @@ from hysem_assets.topics.vocabulary import Corpus, filtered_corpora, join_phrase
 #: ``documents.status``: ``ok`` was modelled; the others were kept out of training, and say why.
 STATUSES = ("ok", "empty", "no_words", "no_vocabulary")
 _NAMED = 10
+#: Column types of ``TopicModel.topics``, and of ``documents`` before its topic_1 ... topic_K columns.
+TOPIC_DTYPES = {
+    "topic": "int64",
+    "label": "object",
+    "top_words": "object",
+    "word_weights": "object",
+    "coherence": "float64",
+    "prevalence": "float64",
+    "documents": "int64",
+}
+DOCUMENT_DTYPES = {
+    "doc_id": "object",
+    "status": "object",
+    "tokens": "int64",
+    "dominant_topic": "Int64",
+    "dominant_weight": "float64",
+}
+NO_DOCUMENTS = "no documents to model"
 
 
 @dataclass
@@ -48,6 +68,11 @@ class TopicModel:
     #: Plain-language remarks on dropped grid points and documents left out of training
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def empty(self) -> bool:
+        """No topic: the corpus had no documents (a query that matched nothing)."""
+        return self.topics.empty
+
 
 def build_topics(
     documents: pd.DataFrame,
@@ -66,12 +91,18 @@ def build_topics(
     settings = settings or TopicSettings()
     doc_ids, texts = _checked(documents)
     prep, training = settings.preprocessing, settings.training
+    if not doc_ids:
+        return _empty_model(settings)
     tokenize = tokenizer_for(prep.language, prep.min_token_length, prep.extra_stopwords)
     with worker_map(workers) as parallel:
         tokens = [doc for batch in parallel(tokenize.batch, _batches(texts, workers)) for doc in batch]
         kept = [i for i, doc in enumerate(tokens) if doc]
         if not kept:
             raise TopicModelError(f"None of the {len(texts)} documents has words left after stopword removal.")
+        if len(kept) < min(settings.grid.n_topics):  # too few to split into topics: flow on without them
+            return _empty_model(
+                settings, f"{len(kept)} documents with words, fewer than the grid's smallest topic count"
+            )
         variants = phrase_variants(settings.grid, prep.phrase_min_count)
         phrased = parallel(partial(join_phrases, [tokens[i] for i in kept]), variants)
         filters = dictionary_filters(settings.grid)
@@ -100,6 +131,22 @@ def build_topics(
         vocabulary=corpus.vocabulary,
         term_frequency=corpus.term_frequency,
         notes=_notes(doc_table, skipped, len(jobs)),
+    )
+
+
+def _empty_model(settings: TopicSettings, reason: str = NO_DOCUMENTS) -> TopicModel:
+    """No topics: typed empty tables and the grid listed as skipped with ``reason``, so that an
+    empty or tiny partition flows on instead of failing."""
+    skipped = every_point_skipped(settings.grid, settings.preprocessing.phrase_min_count, reason)
+    return TopicModel(
+        topics=typed_empty(TOPIC_DTYPES),
+        documents=typed_empty(DOCUMENT_DTYPES),
+        grid=grid_table([], skipped, None),
+        chosen={"n_topics": 0, "coherence": float("nan")},
+        topic_word=np.zeros((0, 0)),
+        vocabulary=[],
+        term_frequency=np.zeros(0),
+        notes=[f"No topics: {reason}."],
     )
 
 

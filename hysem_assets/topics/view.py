@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +26,8 @@ class IntertopicView:
 def write_intertopic_view(model: TopicModel, directory: Path, name: str = "topics") -> IntertopicView:
     """Write ``<name>.html`` (opens offline: scripts and styles are inlined) and ``<name>.png``."""
     directory.mkdir(parents=True, exist_ok=True)
+    if model.empty:
+        return _empty_view(model, directory, name)
     modelled = model.documents[model.documents["status"] == "ok"]
     mixture = modelled[[f"topic_{k}" for k in model.topics["topic"]]].to_numpy()
     prepared = pyLDAvis.prepare(
@@ -52,6 +55,22 @@ def write_intertopic_view(model: TopicModel, directory: Path, name: str = "topic
     )
     _plot(coordinates, png)
     return IntertopicView(html, png, coordinates)
+
+
+def _empty_view(model: TopicModel, directory: Path, name: str) -> IntertopicView:
+    """A page and a picture that say there are no topics, so links to the map never dangle."""
+    message = " ".join(model.notes) or "No topics."
+    html, png = directory / f"{name}.html", directory / f"{name}.png"
+    html.write_text(
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Intertopic distance map (0 topics)</title>'
+        f"</head><body><p>{escape(message)}</p></body></html>\n",
+        encoding="utf-8",
+    )
+    figure = Figure(figsize=(7, 2), dpi=120)
+    figure.text(0.5, 0.5, message, ha="center", va="center", fontsize=11)
+    figure.savefig(png)
+    coordinates = pd.DataFrame({"topic": [], "x": [], "y": [], "prevalence": [], "label": []})
+    return IntertopicView(html, png, coordinates.astype({"topic": "int64", "label": "object"}))
 
 
 def _page(vis_json: str, title: str) -> str:

@@ -14,11 +14,19 @@ from hysem_assets.resources import build_resources
 SAMPLE = "air-pollution-cardio-ml"
 
 
-def write_profile(path: Path, *, page_size: int = 200, max_retries: int = 2, read_timeout_s: float = 5.0) -> Path:
+def write_profile(
+    path: Path,
+    *,
+    page_size: int = 200,
+    max_retries: int = 2,
+    read_timeout_s: float = 5.0,
+    allow_partial_results: bool = False,
+) -> Path:
     """A profile without the bundled mirror, small pages and fast retries."""
     profile = {
         "name": "test",
         "mirror": False,
+        "allow_partial_results": allow_partial_results,
         "http": {
             "connect_timeout_s": 2,
             "read_timeout_s": read_timeout_s,
@@ -53,3 +61,14 @@ def materialization(result, source: str):
 
 def metadata_value(result, source: str, key: str):
     return materialization(result, source).metadata[key].value
+
+
+def check_result(result, source: str, check: str = "fetch_complete"):
+    [evaluation] = [
+        e.event_specific_data
+        for e in result.all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
+        and e.event_specific_data.asset_key.path == ["raw_metadata", source]
+        and e.event_specific_data.check_name == check
+    ]
+    return evaluation

@@ -9,12 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from aiohttp import web
-from dagster import DagsterInstance
+from dagster import AssetCheckSeverity, DagsterInstance
 
 from hysem_assets.mirror import MirrorServer, default_snapshot_dir
 from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import (
     SAMPLE,
+    check_result,
     materialization,
     metadata_value,
     run_raw_metadata,
@@ -61,7 +62,8 @@ def _faulty_middleware(counter: dict[str, int]):
 
 
 def test_partial_failures_keep_what_succeeded_and_are_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("HYSEM_PROFILE", str(write_profile(tmp_path / "profile.yaml", page_size=10, max_retries=4)))
+    profile = write_profile(tmp_path / "profile.yaml", page_size=10, max_retries=4, allow_partial_results=True)
+    monkeypatch.setenv("HYSEM_PROFILE", str(profile))
     monkeypatch.setenv("SCOPUS_API_KEY", "test-key-not-logged")
     counter = {"openalex": 0}
     with MirrorServer(middlewares=[_faulty_middleware(counter)]) as mirror:
@@ -69,11 +71,15 @@ def test_partial_failures_keep_what_succeeded_and_are_listed(tmp_path: Path, mon
             monkeypatch.setenv(f"HYSEM_{source.upper()}_URL", mirror.base_urls[source])
         with DagsterInstance.ephemeral() as instance:
             result = run_raw_metadata(instance)
-    assert result.success
+    assert result.success  # partial results are allowed: marked, checked (a warning) and kept
     counts = TRUTH["expected_counts"]
-    # PubMed: the malformed second batch of 10 is lost, the rest kept.
+    # PubMed: the malformed second batch of 10 is lost (after a retry round), the rest kept.
     assert metadata_value(result, "pubmed", "dagster/row_count") == counts["pubmed"] - 10
     assert metadata_value(result, "pubmed", "failures") == 1
+    assert metadata_value(result, "pubmed", "partial") is True
+    pubmed_check = check_result(result, "pubmed")
+    assert not pubmed_check.passed and pubmed_check.severity == AssetCheckSeverity.WARN
+    assert metadata_value(result, "openalex", "partial") is False and check_result(result, "openalex").passed
     details = metadata_value(result, "pubmed", "failure_details")
     assert "efetch retstart=10" in details and "not valid XML" in details
     # OpenAlex: three 429s in a row are retried, nothing lost.
@@ -122,3 +128,39 @@ def _stall_openalex(stall):
         return await (stall(request) if request.path.endswith("/works") else handler(request))
 
     return inject
+
+
+def _bad_values_middleware():
+    """OpenAlex page 1 gains a work dated 10**20; page 2 answers with ``meta`` as a list."""
+
+    @web.middleware
+    async def inject(request: web.Request, handler):
+        response = await handler(request)
+        if not (request.path.endswith("/works") and "search" in request.query):
+            return response
+        page = json.loads(response.body)
+        if request.query.get("cursor") == "*":
+            page["results"].append({"id": "https://openalex.org/W999", "title": "Absurd", "publication_year": 10**20})
+        else:
+            page["meta"] = [page["meta"]]
+        return web.json_response(page)
+
+    return inject
+
+
+def test_bad_upstream_values_reject_the_record_or_page_not_the_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    profile = write_profile(tmp_path / "profile.yaml", page_size=10, max_retries=0, allow_partial_results=True)
+    monkeypatch.setenv("HYSEM_PROFILE", str(profile))
+    with MirrorServer(middlewares=[_bad_values_middleware()]) as mirror:
+        for source in ("pubmed", "openalex", "scopus"):
+            monkeypatch.setenv(f"HYSEM_{source.upper()}_URL", mirror.base_urls[source])
+        with DagsterInstance.ephemeral() as instance:
+            result = run_raw_metadata(instance)
+    assert result.success, "a bad record or page must not fail the whole source"
+    assert metadata_value(result, "openalex", "dagster/row_count") == 10  # page 1 kept, the walk stopped at page 2
+    assert metadata_value(result, "openalex", "rejected_records") == 1
+    rejected = metadata_value(result, "openalex", "rejected_details")
+    assert "W999" in rejected and "publication_year 100000…(21 digits) is not a publication year" in rejected
+    assert "works page 2" in metadata_value(result, "openalex", "failure_details")
+    assert "'meta' is list, not an object" in metadata_value(result, "openalex", "failure_details")
+    assert metadata_value(result, "openalex", "partial") is True

@@ -124,6 +124,35 @@ def test_read_bibtex_reports_unparsable_blocks(tmp_path: Path):
     result, warnings = dedupe_table(frame)
     assert result.loc[0, "cluster_id"] == result.loc[1, "cluster_id"]
     assert any("could not be parsed" in warning for warning in warnings)
+    assert "1 of 3 BibTeX entries could not be parsed and were skipped (line 3 of 'export.bib')" in warnings[0]
+
+
+def test_a_ris_record_without_its_end_tag_is_kept_and_stray_lines_are_reported(tmp_path: Path):
+    path = tmp_path / "export.ris"
+    path.write_text(
+        "Exported by a reference manager\n"
+        "TY  - JOUR\nID  - r1\nTI  - " + TITLE + "\nPY  - 2017\n"  # no ER: read up to the next TY
+        "TY  - JOUR\nID  - r2\nTI  - " + TITLE + "\nPY  - 2017\nER  - \n"
+        "stray text between records\n"
+        "TY  - JOUR\nID  - r3\nTI  - Another study of trust\nPY  - 2019\n",  # no ER at the end either
+        encoding="utf-8",
+    )
+    frame = read_bibliography(path)
+    assert frame["id"].tolist() == ["r1", "r2", "r3"]
+    assert frame.attrs["warnings"] == [
+        "Line 2 of 'export.ris' opens a record with no 'ER  - ' line; it was read up to line 5.",
+        "Line 12 of 'export.ris' opens a record with no 'ER  - ' line; it was read up to the end of the file.",
+        "Lines 1, 11 of 'export.ris' lie outside any record (no 'TY  - ' line opens them) and were skipped.",
+    ]
+    result, _ = dedupe_table(frame)
+    assert result.loc[0, "cluster_id"] == result.loc[1, "cluster_id"] != result.loc[2, "cluster_id"]
+
+
+def test_a_file_named_ris_without_any_record_fails_in_one_line(tmp_path: Path):
+    path = tmp_path / "notes.ris"
+    path.write_text("These are my notes\nTI  - not in a record\n", encoding="utf-8")
+    with pytest.raises(BibliographyError, match="'notes.ris' holds no RIS record: each record starts with a 'TY  - '"):
+        read_bibliography(path)
 
 
 def test_an_unclosed_quote_fails_with_the_line_it_opens(tmp_path: Path):
@@ -144,6 +173,9 @@ def test_long_fields_and_repeated_headers_are_read(tmp_path: Path):
     assert list(frame.columns) == ["ID", "title", "title-2", "abstract"] and len(frame.loc[0, "abstract"]) == 300_000
     assert "Column 'title' appears more than once" in frame.attrs["warnings"][0]
     assert dedupe_table(frame)[0]["cluster_id"].notna().all()
+    path.write_text(f"ID,title\n1,{'y' * 200_000}\n", encoding="utf-8")  # a one-word title 200 kB long
+    [warning] = dedupe_table(read_bibliography(path))[1]
+    assert "has a one-word title ('yyyy" in warning and len(warning) < 300
 
 
 def test_binary_input_is_refused(tmp_path: Path):

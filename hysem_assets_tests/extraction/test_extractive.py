@@ -1,4 +1,4 @@
-"""The embedded extractive backend on real sample abstracts, offline, through the whole extraction path."""
+"""The embedded extractive backend on the sample abstracts with the sample protocol, offline, through the whole path."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.extraction import Document, extract_documents_sync, load_fields
+from hysem_assets.extraction import Document, extract_documents_sync
 from hysem_assets.extraction.text import split_sentences
 from hysem_assets.llm import LLMError, build_backend
+from hysem_assets.protocols import load_protocol
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 ARTICLES = {
@@ -35,8 +36,10 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_canonical_terms_numbers_and_sentences_from_sample_abstracts(offline: None, tmp_path: Path):
     documents = [sample_document(work) for work in ("w01", "w02", "w23")]
-    backend = build_backend({"backend": "extractive", "cache_dir": tmp_path})
-    w01, w02, w23 = (result.values for result in extract_documents_sync(documents, load_fields(), backend))
+    protocol = load_protocol("pollution-cardio-ml")
+    backend = build_backend({"backend": "extractive", "cache_dir": tmp_path}, protocol=protocol)
+    results = extract_documents_sync(documents, protocol.extraction_fields(), backend)
+    w01, w02, w23 = (result.values for result in results)
 
     assert (w01["ml_methods_used"], w01["pollutant_terms"], w01["health_outcome"]) == (
         ["random forest"],

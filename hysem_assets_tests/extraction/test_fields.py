@@ -1,16 +1,16 @@
-"""Fields from config/fields.yaml: the schema servers get and the model that validates answers."""
+"""Fields of the sample protocol: the schema servers get and the model that validates answers."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from hysem_assets.extraction import FieldsError, load_fields, record_model, response_schema
+from hysem_assets.extraction import FieldSpec, record_model, response_schema
+from hysem_assets.protocols import load_protocol
 
-FIELDS = load_fields()
+FIELDS = load_protocol("pollution-cardio-ml").extraction_fields()
 
 
 def objects(schema: Any) -> list[dict]:
@@ -53,12 +53,6 @@ def test_model_accepts_empty_answers_and_rejects_wrong_types():
         model.model_validate({"metrics": [{"name": "AUC"}]})
 
 
-def test_a_field_of_the_wrong_shape_is_named_in_the_error(tmp_path: Path):
-    path = tmp_path / "fields.yaml"
-    path.write_text(
-        "fields:\n  sample_size:\n    type: list\n    value: integer\n    description: n\n", encoding="utf-8"
-    )
-    with pytest.raises(FieldsError, match="apply to structured fields"):
-        load_fields(path)
-    with pytest.raises(FieldsError, match="does not exist"):
-        load_fields(tmp_path / "missing.yaml")
+def test_a_field_of_the_wrong_shape_is_named_in_the_error():
+    with pytest.raises(ValidationError, match="apply to structured fields"):
+        FieldSpec.model_validate({"name": "sample_size", "type": "list", "value": "integer", "description": "n"})

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from hysem_assets.extraction import Document, chunk_text, extract_documents_sync, load_fields, response_schema
+from hysem_assets.extraction import Document, chunk_text, extract_documents_sync, response_schema
 from hysem_assets.llm import build_backend
+from hysem_assets.protocols import load_protocol
 from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
-FIELDS = load_fields()
+FIELDS = load_protocol("pollution-cardio-ml").extraction_fields()
 SCHEMA = response_schema(FIELDS)
 CHUNKING = {"chunk_tokens": 70, "overlap": 10}
 TEXT = "\n\n".join(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from hysem_assets.extraction import load_fields, merge_records
+from hysem_assets.extraction import merge_records
 from hysem_assets.extraction.fields import empty_record
 from hysem_assets.extraction.merge import append_unique, more_specific
+from hysem_assets.protocols import load_protocol
 
-FIELDS = load_fields()
+FIELDS = load_protocol("pollution-cardio-ml").extraction_fields()
 
 
 def test_lists_keep_first_seen_order_and_first_spelling_ignoring_case_and_spaces():

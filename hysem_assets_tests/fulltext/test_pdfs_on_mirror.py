@@ -259,3 +259,11 @@ def test_unpaywall_needs_a_contact_address_and_records_their_columns(mirror: Mir
         download_pdfs(records(), replace(endpoint(mirror), mailto=None), tmp_path, HTTP)
     with pytest.raises(ValueError, match=r"lack the column\(s\) \['cluster_id'\]"):
         download_pdfs(pd.DataFrame({"doi": []}), endpoint(mirror), tmp_path, HTTP)
+
+
+def test_a_corpus_without_dois_asks_unpaywall_nothing_and_needs_no_contact(tmp_path: Path) -> None:
+    nowhere = Endpoint("unpaywall", "http://127.0.0.1:9", requests_per_second=1, max_concurrency=1, page_size=1)
+    empty = download_pdfs(pd.DataFrame({"cluster_id": [], "doi": []}), nowhere, tmp_path, HTTP)
+    without_doi = download_pdfs(pd.DataFrame({"cluster_id": ["c1"], "doi": [None]}), nowhere, tmp_path, HTTP)
+    assert len(empty) == 0 and len(without_doi) == 1
+    assert empty.dtypes.to_dict() == without_doi.dtypes.to_dict()

@@ -12,11 +12,11 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.knowledge.build import build_partition_graph
-from hysem_assets.knowledge.schema import GraphSchema, load_schema
+from hysem_assets.knowledge.schema import GraphSchema, graph_schema
+from hysem_assets.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import PartitionGraph
-from hysem_assets_tests.paths import PROJECT_ROOT
 
-SCHEMA_PATH = PROJECT_ROOT / "config" / "kg_schema.yaml"
+PROTOCOL = "pollution-cardio-ml"
 QUERY = "ozone-heart"
 EXPECTED_REPORT = [("random forest", 2), ("long short-term memory network", 1), ("XGBoost", 1)]
 ODD_TERM = 'Bayesian "kernel" machine \\ BKMR\'s'
@@ -42,7 +42,7 @@ ARTICLES: list[dict[str, Any]] = [
 
 
 def schema() -> GraphSchema:
-    return load_schema(SCHEMA_PATH)
+    return graph_schema(load_protocols(), load_protocol(PROTOCOL))
 
 
 def frames(articles: list[dict[str, Any]] = ARTICLES, chunks_per_article: int = 2) -> dict[str, pd.DataFrame]:

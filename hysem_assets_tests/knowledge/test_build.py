@@ -24,7 +24,7 @@ def test_articles_are_keyed_by_lower_case_doi_or_cluster_id() -> None:
         "doi": "10.1000/A1", "cluster_id": "c-1", "title": "Study 1", "year": 2016, "journal": "Journal of Tests",
         "authors": ["Doe, Jane", "Roe, Richard"], "in_text_citation": "(Doe et al., 2016)",
         "full_citation": "Doe J, Roe R. Study 1. J Tests. 2016.", "zotero_key": "ZK000001", "dominant_topic": 1,
-        "study_type": "cohort",
+        "study_type": "cohort", "sample_size": None,
     }  # fmt: skip
     assert pairs(graph, "INCLUDES") == {(QUERY, key) for key in articles}
     assert rows(graph, "Query") == {QUERY: {"title": "Ozone and heart disease"}}

@@ -5,8 +5,9 @@ import json
 import pandas as pd
 
 from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions, raw_values
+from hysem_assets.protocols import load_protocol
 from hysem_assets.terms.dictionaries import load_dictionaries
-from hysem_assets_tests.knowledge.partition import schema
+from hysem_assets_tests.knowledge.partition import PROTOCOL, schema
 
 MAPPING = pd.DataFrame(
     [
@@ -35,16 +36,17 @@ def test_fields_become_canonical_and_study_designs_are_read_from_text() -> None:
         }
     )
     spellings = {field: dict(d.spellings) for field, d in load_dictionaries().items()}
-    table = canonical_fields(schema(), extracted, MAPPING, spellings)
+    table = canonical_fields(schema(), load_protocol(PROTOCOL), extracted, MAPPING, spellings)
 
     assert table.columns.tolist() == [
-        "cluster_id", "ml_methods_used", "pollutant_terms", "health_outcome", "geography", "study_type",
+        "cluster_id", "ml_methods_used", "pollutant_terms", "health_outcome", "geography", "study_type", "sample_size",
     ]  # fmt: skip
     first, second = table.to_dict("records")
     assert first["ml_methods_used"] == ["random forest"]
     assert first["pollutant_terms"] == ["ozone"] and first["health_outcome"] == []
     assert first["study_type"] == "case-crossover"
     assert second["ml_methods_used"] == [] and second["study_type"] is None
+    assert first["sample_size"] is None  # numbers stay as extracted: none was
 
 
 def test_chunk_mentions_use_dictionaries_and_the_mapping() -> None:

@@ -1,3 +1,5 @@
+"""The graph schema: the skeleton plus the labels, relationships and properties the protocols declare."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -5,48 +7,56 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.knowledge.schema import SchemaError, load_schema
-from hysem_assets_tests.knowledge.partition import SCHEMA_PATH
+from hysem_assets.knowledge.schema import SchemaError, default_words, graph_schema
+from hysem_assets.protocols import load_protocol, load_protocols
 
 
-def write_variant(tmp_path: Path, change: dict) -> Path:
-    data = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
-    for dotted, value in change.items():
-        *parents, last = dotted.split(".")
-        target = data
-        for name in parents:
-            target = target[name]
-        target[last] = value
-    path = tmp_path / "kg_schema.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
-
-
-def test_the_project_schema_is_valid() -> None:
-    schema = load_schema(SCHEMA_PATH)
+def test_the_shipped_protocols_make_one_valid_schema() -> None:
+    schema = graph_schema(load_protocols(), load_protocol("pollution-cardio-ml"))
     assert schema.entity_fields()["ml_methods_used"] == ("MLMethod", "USES_ML_METHOD")
     assert ("MENTIONS", "Chunk", "Region") in schema.relationship_pairs()
+    assert ("MENTIONS", "Chunk", "Outcome") in schema.relationship_pairs()  # the generic protocol's label
     assert schema.key("Article") == "key"
+    assert schema.nodes["Article"].properties["sample_size"] == "INT64"
 
 
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ({"nodes.MLMethod": {"key": "name}) DETACH DELETE (x"}}, "not a plain identifier"),
-        ({"nodes.Article.properties.title": "TEXT"}, "STRING"),
-        ({"relationships.USES_ML_METHOD": {"from": "Article", "to": "Method"}}, "undeclared label Method"),
-        ({"fields.ml_methods_used": {"entity": "MLMethod"}}, "either entity and relationship, or property"),
-        ({"fields.study_type": {"property": "design"}}, "Article has no property design"),
-        ({"relationships.MENTIONS": {"from": "Chunk", "to": "Pollutant"}}, "MENTIONS must list [A-Za-z]+ among"),
-        ({"relationships.INCLUDES": {"from": "Article", "to": "Query"}}, "INCLUDES from Query to Article"),
-        ({"nodes.Chunk.properties.chunk_id": "STRING"}, "must not be listed again"),
-    ],
-)
-def test_invalid_schemas_are_refused_with_the_reason(tmp_path: Path, change: dict, message: str) -> None:
-    with pytest.raises(SchemaError, match=message):
-        load_schema(write_variant(tmp_path, change))
+def test_a_partition_maps_only_its_own_protocols_fields() -> None:
+    protocols = load_protocols()
+    generic = graph_schema(protocols, protocols["generic"])
+    assert set(generic.entity_fields()) == {"intervention_or_exposure", "outcomes"}
+    assert generic.nodes["Article"].properties["follow_up_years"] == "DOUBLE"
+    assert "study_type" in generic.nodes["Article"].properties  # declared by the other protocol for the store...
+    assert "study_type" not in generic.loaded_properties("Article")  # ...but left alone by this partition
+    assert "study_design" in generic.loaded_properties("Article")
 
 
-def test_a_missing_schema_names_the_file(tmp_path: Path) -> None:
-    with pytest.raises(SchemaError, match="does not exist"):
-        load_schema(tmp_path / "nope.yaml")
+def _protocol(folder: Path, name: str, fields: dict) -> None:
+    (folder / "protocols" / f"{name}.yaml").write_text(yaml.safe_dump({"fields": fields}), encoding="utf-8")
+
+
+def test_two_protocols_that_give_one_name_two_meanings_are_refused(config: Path) -> None:
+    _protocol(
+        config,
+        "other",
+        {"drugs": {"type": "terms", "description": "Drugs.", "graph": {"node": "Drug", "relationship": "MEASURES"}}},
+    )
+    with pytest.raises(
+        SchemaError, match="relationship MEASURES is declared differently by .*generic.yaml.*other.yaml"
+    ):
+        graph_schema(load_protocols())
+
+
+def test_a_property_with_two_types_is_refused(config: Path) -> None:
+    _protocol(config, "other", {"n": {"type": "text", "description": "Size.", "graph": {"property": "sample_size"}}})
+    with pytest.raises(SchemaError, match="Article.sample_size is declared differently"):
+        graph_schema(load_protocols())
+
+
+def test_a_protocol_may_not_redefine_the_skeleton(config: Path) -> None:
+    _protocol(config, "other", {"t": {"type": "text", "description": "A title.", "graph": {"property": "title"}}})
+    with pytest.raises(SchemaError, match="Article.title is a built-in property"):
+        graph_schema(load_protocols())
+
+
+def test_question_words_default_to_the_field_and_label_names() -> None:
+    assert default_words("adverse_events", "AdverseEvent") == ["adverse event", "adverse events", "event", "events"]

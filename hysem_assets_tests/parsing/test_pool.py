@@ -15,17 +15,15 @@ def test_pinning_hides_every_other_gpu(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_workers_take_the_devices_in_turn(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(pool, "_pinned", "cpu")
-    monkeypatch.setattr(pool, "_local", "cpu")
     for variable in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         monkeypatch.setenv(variable, "")
-    counter = pool.multiprocessing.get_context("spawn").Value("i", 0)
     seen = []
-    for _ in range(3):
-        pool._init_worker(counter, ("cuda:0", "cuda:1"), 1)
-        seen.append((pool._pinned, os.environ["CUDA_VISIBLE_DEVICES"]))
-    assert seen == [("cuda:0", "0"), ("cuda:1", "1"), ("cuda:0", "0")]
+    for slot in range(3):
+        device = pool.device_for(slot, ("cuda:0", "cuda:1"))
+        seen.append((device, pool.prepare_worker(device, 1), os.environ["CUDA_VISIBLE_DEVICES"]))
+    assert seen == [("cuda:0", "cuda", "0"), ("cuda:1", "cuda", "1"), ("cuda:0", "cuda", "0")]
     assert os.environ["HF_HUB_OFFLINE"] == "1" and os.environ["OMP_NUM_THREADS"] == "1"
+    assert pool.device_for(5, ()) == "cpu"
 
 
 def test_each_worker_process_sees_only_its_device(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from hysem_assets.parsing.options import ParseOptions
@@ -24,3 +25,10 @@ def report_pinning(path: Path, options: ParseOptions) -> ParsedDocument:
     whether Docling had been imported before it was pinned (it must not have been)."""
     early = "docling" in sys.modules
     return ParsedDocument(path=str(path), markdown=f"{os.environ.get('CUDA_VISIBLE_DEVICES')}|{options.device}|{early}")
+
+
+def hang_on_marked(path: Path, options: ParseOptions) -> ParsedDocument:
+    """Returns at once, except that a file named ``hang*`` never finishes (a parser stuck on a page)."""
+    if path.name.startswith("hang"):
+        time.sleep(3600)
+    return ParsedDocument(path=str(path), markdown=f"pid {os.getpid()}", status="native")

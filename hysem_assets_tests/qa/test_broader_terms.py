@@ -1,20 +1,21 @@
-"""config/broader_terms.yaml: broader terms a question may use, checked against the dictionaries."""
+"""A protocol's broader terms: what a question may say for several canonical terms, checked against dictionaries."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+import yaml
 
+from hysem_assets.protocols import load_protocol
 from hysem_assets.qa.engine import broader_terms
-from hysem_assets.qa.terms import BroaderTermsError, QuestionMatcher, load_broader_terms
+from hysem_assets.qa.terms import BroaderTermsError, QuestionMatcher, checked_broader_terms
 from hysem_assets.terms import TermMatcher
 
 CANONICAL = {"health_outcome": {"heart failure", "myocardial infarction", "coronary heart disease", "stroke"}}
 
 
 def test_the_shipped_broader_terms_name_only_canonical_terms() -> None:
-    terms = broader_terms()
+    protocol = load_protocol("pollution-cardio-ml")
+    terms = broader_terms(protocol, protocol.dictionaries())
     assert "stroke" not in terms["health_outcome"]["heart disease"]
     assert {"heart failure", "myocardial infarction"} <= set(terms["health_outcome"]["heart disease"])
 
@@ -38,15 +39,14 @@ def test_a_longer_canonical_spelling_wins_over_the_broader_term_inside_it() -> N
             r"covers \['heart failur'\], not canonical terms of .*health_outcome",
         ),
         ("health_outcome:\n  stroke: [heart failure]\n", "'stroke' is already a canonical term of health_outcome"),
-        ("outcomes:\n  heart disease: [heart failure]\n", "'outcomes' is not a field with a dictionary"),
+        ("outcomes:\n  heart disease: [heart failure]\n", "'outcomes', not a field with a dictionary"),
     ],
 )
-def test_a_bad_broader_terms_file_names_the_file_and_the_problem(tmp_path: Path, text: str, message: str) -> None:
-    path = tmp_path / "broader_terms.yaml"
-    path.write_text(text)
-    with pytest.raises(BroaderTermsError, match=message):
-        load_broader_terms(path, canonical=CANONICAL)
+def test_bad_broader_terms_name_the_protocol_and_the_problem(text: str, message: str) -> None:
+    with pytest.raises(BroaderTermsError, match=f"^review.yaml: .*{message}"):
+        checked_broader_terms(yaml.safe_load(text), canonical=CANONICAL, where="review.yaml")
 
 
-def test_no_file_means_no_broader_terms(tmp_path: Path) -> None:
-    assert load_broader_terms(tmp_path / "missing.yaml") == {}
+def test_a_protocol_without_broader_terms_has_none() -> None:
+    protocol = load_protocol("generic")
+    assert broader_terms(protocol, protocol.dictionaries()) == {}

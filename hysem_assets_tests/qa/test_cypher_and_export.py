@@ -1,4 +1,4 @@
-"""Cypher validation rules, the router, and the preference dataset's file formats."""
+"""Cypher validation rules, templates, and the preference dataset's file formats."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hysem_assets.qa import (
     questions_for,
     validate_cypher,
 )
-from hysem_assets.qa.symbolic import route, target_label, template_plan
+from hysem_assets.qa.symbolic import target_label, template_plan
 from hysem_assets_tests.knowledge.partition import schema
 
 SCOPE = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
@@ -49,20 +49,6 @@ def test_template_queries_pass_validation():
         validate_cypher(template_plan(schema(), "q", target, terms), schema())
 
 
-@pytest.mark.parametrize(
-    "question, expected",
-    [
-        ("Which machine-learning methods are used in studies of ozone, and in how many articles?", "symbolic"),
-        ("How many articles report stroke?", "symbolic"),
-        ("List the pollutants in studies of heart failure", "symbolic"),
-        ("How does ozone affect heart failure admissions?", "hybrid"),
-        ("Which mechanisms explain the effect of PM2.5 on blood pressure?", "hybrid"),
-    ],
-)
-def test_router_sends_listing_and_counting_questions_to_the_graph(question, expected):
-    assert route(question) == expected
-
-
 def test_target_kind_comes_from_the_question_wording():
     assert target_label("Which countries were studied?", schema()) == "Region"
     assert target_label("How many articles study ozone?", schema()) is None
@@ -70,8 +56,8 @@ def test_target_kind_comes_from_the_question_wording():
 
 def test_preference_export_is_dpo_ready_jsonl_and_parquet(tmp_path):
     records = [
-        {"prompt": "Q1", "chosen": "good", "rejected": "bad", "chosen_approved": True, "question": "q1"},
-        {"prompt": "Q2", "chosen": "meh", "rejected": "bad", "chosen_approved": False, "question": "q2"},
+        {"prompt": "Q1", "chosen": "good", "rejected": "bad", "chosen_approved": True, "chosen_cited": True},
+        {"prompt": "Q2", "chosen": "meh", "rejected": "bad", "chosen_approved": False, "chosen_cited": True},
     ]
     assert export_preferences(records, tmp_path / "prefs.jsonl") == 1
     lines = [json.loads(line) for line in (tmp_path / "prefs.jsonl").read_text(encoding="utf-8").splitlines()]

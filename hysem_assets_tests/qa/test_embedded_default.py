@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -11,12 +12,21 @@ import yaml
 
 from hysem_assets.extraction.text import split_sentences
 from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.qa import NO_EVIDENCE, QAInputError, answer_question, answer_questions
+from hysem_assets.qa import (
+    ANSWER_DTYPES,
+    NO_ARTICLES,
+    NO_EVIDENCE,
+    PREFERENCE_DTYPES,
+    QAInputError,
+    answer_question,
+    answer_questions,
+)
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, reads_as_instruction
 from hysem_assets.qa.loop import revise_until_approved
 from hysem_assets.qa.preferences import preference_records
 from hysem_assets.qa.retrieval import cooccurring_chunks
-from hysem_assets.qa.sources import ContextChunk, SourceMetadata
+from hysem_assets.qa.sources import ContextChunk, LibraryRecord, SourceMetadata
+from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets_tests.qa.corpus import EVIL_DOI, INJECTION
 
 COUNTING = "Which machine-learning methods are used in studies of ozone, and in how many articles?"
@@ -29,7 +39,7 @@ def ask(engine, question: str) -> dict:
 def test_counting_question_is_answered_exactly_from_the_graph(partition, embedder):
     answer = ask(partition.engine(embedder), COUNTING)
     claims = [c["text"] for c in json.loads(answer["json"])["claims"]]
-    assert answer["route"] == "symbolic" and not answer["unverified"]
+    assert answer["route"] == "counting" and not answer["unverified"]
     assert claims[0].startswith("5 articles")
     assert "random forest: 3 articles." in claims and "XGBoost: 1 article." in claims
     assert answer["unresolved_citations"] == 0
@@ -53,7 +63,7 @@ def test_a_broader_term_in_a_question_filters_on_every_term_it_covers(partition,
 def test_symbolic_route_falls_back_to_hybrid_when_the_graph_has_nothing(partition, embedder):
     answer = ask(partition.engine(embedder), "How many articles use random forest in studies of nitrogen dioxide?")
     details = json.loads(answer["json"])
-    assert answer["route"] == "symbolic->hybrid"
+    assert (answer["route"], answer["route_chain"]) == ("local", "counting->local")
     assert details["symbolic"]["fallback"] == "the symbolic query found nothing"
     assert details["terms"] == {"MLMethod": ["random forest"], "Pollutant": ["NO2"]}
 
@@ -128,18 +138,27 @@ def test_extractive_draft_with_an_off_topic_sentence_is_rejected_then_revised(em
     source = SourceMetadata("c-9", 0, "10.1/x", "ZK9", "(Roe, 2020)", "Roe R. Ozone. 2020.")
     text = (
         "Random forest models predicted heart failure admissions from daily ozone levels. "
-        "The survey team was funded by a regional grant for field equipment and travel."
+        "The survey team travelled to each monitoring site by boat during the dry season."
     )
     context = [ContextChunk("c-9:0", "Results", text, source, 1.0, ("dense",))]
     question = "Which models predicted heart failure admissions from ozone?"
-    generator = ExtractiveGenerator(embedder, claims=2, min_similarity=-1.0)
+    generator = ExtractiveGenerator(embedder, claims=2, min_similarity=-1.0, margin=2.0)  # drafts every sentence
     loop = asyncio.run(revise_until_approved(question, context, generator, RuleAuditor(embedder), max_rounds=3))
     assert [len(r.draft.claims) for r in loop.rounds] == [2, 1] and loop.approved
     assert not loop.rounds[0].verdict.findings[1].logical
+    library = {"c-9": LibraryRecord("c-9", "10.1/x", "ZK9", "(Roe, 2020)", "Roe R. Ozone. 2020.")}
     records = preference_records(
-        query="q", question=question, context=context, loop=loop, generator_model=generator.model, auditor_model="rules"
+        query="q",
+        question=question,
+        context=context,
+        loop=loop,
+        generator_model=generator.model,
+        auditor_model="rules",
+        library=library,
     )
-    assert len(records) == 1 and "funded" in records[0]["rejected"] and "funded" not in records[0]["chosen"]
+    assert len(records) == 1 and "by boat" in records[0]["rejected"] and "by boat" not in records[0]["chosen"]
+    assert records[0]["chosen_cited"]
+    assert list(records[0]) == list(PREFERENCE_DTYPES)
 
 
 def test_cooccurrence_window_narrows_to_k_and_widens_when_empty():
@@ -155,3 +174,19 @@ def test_cooccurrence_window_narrows_to_k_and_widens_when_empty():
         ["b:0", "b:3"],
         3,
     )
+
+
+def test_a_partition_without_articles_says_there_is_no_evidence_in_it(partition, embedder):
+    nothing = replace(
+        partition,
+        query="nothing-matches",
+        index=KeywordIndex.build([], []),
+        chunks=partition.chunks.iloc[:0],
+        library=partition.library.iloc[:0],
+    )
+    answers, preferences = answer_questions([COUNTING, "How does ozone affect the heart?"], nothing.engine(embedder))
+    assert preferences == []
+    for answer in answers:
+        assert NO_ARTICLES in answer["markdown"] and "References" not in answer["markdown"]
+        assert (answer["evidence_found"], answer["claims"], answer["citations"]) == (False, 0, 0)
+        assert list(answer) == list(ANSWER_DTYPES)

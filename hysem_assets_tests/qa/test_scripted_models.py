@@ -112,10 +112,10 @@ def test_model_written_cypher_counts_exactly_and_falls_back_when_empty(partition
     assert writer.failures == []
     counted, empty = answers
     claims = [c["text"] for c in json.loads(counted["json"])["claims"]]
-    assert counted["route"] == "symbolic" and claims[0].startswith("5 articles")
+    assert counted["route"] == "counting" and claims[0].startswith("5 articles")
     assert "random forest: 3 articles." in claims and "long short-term memory network: 1 article." in claims
     assert json.loads(counted["json"])["symbolic"]["author"] == MODEL
-    assert empty["route"] == "symbolic->hybrid"
+    assert empty["route_chain"] == "counting->local"
     assert json.loads(empty["json"])["symbolic"]["fallback"] == "the symbolic query found nothing"
 
 
@@ -129,5 +129,5 @@ def test_invalid_generated_cypher_is_refused_and_never_runs(partition, embedder)
         answers, _ = answer_questions(["How many articles on ozone are there?"] * 2, engine)
     reasons = [json.loads(a["json"])["symbolic"]["refused"] for a in answers]
     assert reasons == ["not read-only: DETACH is not allowed", "unknown labels or relationship types: Paper"]
-    assert all(a["route"] == "symbolic->hybrid" for a in answers)
+    assert all(a["route_chain"] == "counting->local" for a in answers)
     assert partition.graph.counts() == before

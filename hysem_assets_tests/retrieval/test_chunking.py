@@ -104,3 +104,10 @@ def test_reference_lists_are_not_chunked():
     assert "Another paper" not in " ".join(chunks["text"])
     assert is_reference_section("Title > 7 References") and is_reference_section("Bibliography")
     assert not is_reference_section("Referenced datasets and methods")
+
+
+def test_no_documents_give_no_chunks_with_the_chunk_columns_and_types() -> None:
+    filled = chunk_documents(pd.DataFrame({"cluster_id": ["a"], "markdown": ["# Results\n\nOzone rose."]}))
+    empty = chunk_documents(pd.DataFrame({"cluster_id": [], "markdown": []}))
+    assert len(empty) == 0 and len(filled) == 1
+    assert empty.dtypes.to_dict() == filled.dtypes.to_dict()

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hysem_assets.review.diagram import draw_flow
+from hysem_assets.review.evidence import evidence_table
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile
 
 from . import tables
@@ -55,3 +56,17 @@ def test_the_diagram_renders_every_box_as_text():
         "Studies included in review (n = 2)",
     ):
         assert text in diagram.svg, text
+
+
+def test_a_query_that_matched_nothing_has_a_flow_of_zeros_and_no_studies():
+    corpus, pdfs, parsed = tables.corpus().iloc[:0], tables.pdfs().iloc[:0], tables.parsed().iloc[:0]
+    raw = {source: frame.iloc[:0] for source, frame in tables.raw().items()}
+    empty = prisma_counts(FlowInputs(raw, corpus, pdfs, parsed))
+    assert reconcile(empty) == [] and (empty["count"] == 0).all()
+    assert {"identified", "screened", "sought", "included"} <= set(empty["box"])
+    assert empty.dtypes.to_dict() == flow().dtypes.to_dict()
+    assert "Studies included in review (n = 0)" in draw_flow(empty, title="nothing").svg
+    library, extracted, topics = tables.library(), tables.extracted(), tables.topics()
+    none = evidence_table(included_works(corpus, pdfs, parsed), corpus, library[:0], extracted[:0], topics[:0])
+    filled = evidence_table(["w1", "w2"], tables.corpus(), library, extracted, topics)
+    assert len(none) == 0 and none.dtypes.to_dict() == filled.dtypes.to_dict()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,46 @@ def test_api_error_body_carries_the_api_message() -> None:
 def test_body_without_results() -> None:
     with pytest.raises(SourceFormatError, match="works page 2: the body has no 'results' list"):
         parse_works_page(b'{"meta": {"count": 1}}', where="works page 2")
+
+
+@pytest.mark.parametrize(
+    ("year", "reason"),
+    [
+        (10**20, "publication_year 100000…(21 digits) is not a publication year (1500-2099)"),
+        (1e20, "publication_year is 1e+20"),
+        ("1e20", "invalid literal for int()"),
+        (-44, "publication_year -44 is not a publication year"),
+    ],
+)
+def test_an_absurd_year_rejects_that_work_alone(year, reason) -> None:
+    body = {
+        "meta": {"count": 2, "next_cursor": None},
+        "results": [
+            {"id": "https://openalex.org/W1", "publication_year": year},
+            {"id": "W2", "publication_year": 2020},
+        ],
+    }
+
+    page = parse_works_page(json.dumps(body).encode(), where="works page 1")
+
+    assert [record["source_id"] for record in page.records] == ["W2"]
+    assert len(page.failures) == 1 and page.failures[0].startswith("https://openalex.org/W1: ")
+    assert reason in page.failures[0]
+
+
+@pytest.mark.parametrize(
+    ("meta", "problem"),
+    [
+        ([{"count": 1}], "'meta' is list, not an object"),
+        ("x", "'meta' is str, not an object"),
+        ({"count": "many"}, "meta.count is 'many', not a record count"),
+        ({"count": 1.5}, "meta.count is 1.5, not a record count"),
+        ({"count": True}, "meta.count is True, not a record count"),
+        ({"count": 3, "next_cursor": 7}, "meta.next_cursor is 7, not text"),
+    ],
+)
+def test_unreadable_paging_fields_reject_the_page_with_a_reason(meta, problem) -> None:
+    body = {"meta": meta, "results": [{"id": "https://openalex.org/W1"}]}
+
+    with pytest.raises(SourceFormatError, match=re.escape(problem)):
+        parse_works_page(json.dumps(body).encode(), where="works page 3")

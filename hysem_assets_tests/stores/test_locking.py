@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, materialize
 
+from hysem_assets.cli import SAMPLE_QUERY
 from hysem_assets.definitions import defs
 from hysem_assets.knowledge.assets import report_assets
 from hysem_assets.stores.graph import GraphStoreError
@@ -23,13 +24,14 @@ from hysem_assets_tests.paths import PROJECT_ROOT
 HOLDER = """
 import sys
 from pathlib import Path
-from hysem_assets.knowledge.schema import load_schema
+from hysem_assets.knowledge.schema import graph_schema
+from hysem_assets.protocols import load_protocols
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 kind, path = sys.argv[1], Path(sys.argv[2])
 if kind == "graph":
     store = LadybugGraphStore(path)
-    store.ensure_schema(load_schema())
+    store.ensure_schema(graph_schema(load_protocols()))
 else:
     store = QdrantChunkStore(path=path)
 print("holding", flush=True)
@@ -111,9 +113,11 @@ def test_a_run_waits_for_the_graph_another_process_holds_and_says_so_in_its_log(
     release = threading.Timer(3, lambda: (holder.stdin.write("close\n"), holder.stdin.flush()))
     try:
         with DagsterInstance.from_config(str(dagster_home)) as instance:
-            instance.add_dynamic_partitions("queries", ["q"])
+            instance.add_dynamic_partitions("queries", [SAMPLE_QUERY])  # a query whose protocol has the report
             release.start()
-            result = materialize(report_assets[:1], instance=instance, partition_key="q", resources=defs.resources)
+            result = materialize(
+                report_assets[:1], instance=instance, partition_key=SAMPLE_QUERY, resources=defs.resources
+            )
             assert result.success
             messages = [event.user_message for event in instance.all_logs(result.run_id)]
         assert any("is open in another process; waiting" in message for message in messages), messages

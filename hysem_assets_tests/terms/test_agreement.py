@@ -13,10 +13,11 @@ import pandas as pd
 import pytest
 
 from hysem_assets.embeddings import Encoder
-from hysem_assets.extraction import Document, extract_documents_sync, load_fields
+from hysem_assets.extraction import Document, extract_documents_sync
 from hysem_assets.knowledge.fields import chunk_mentions
-from hysem_assets.knowledge.schema import load_schema
+from hysem_assets.knowledge.schema import graph_schema
 from hysem_assets.llm import build_backend
+from hysem_assets.protocols import load_protocol, load_protocols, read_protocol
 from hysem_assets.qa.engine import term_spellings
 from hysem_assets.qa.terms import entity_matchers, recognise_terms
 from hysem_assets.terms import load_dictionaries, map_terms
@@ -70,9 +71,10 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for field, text in DICTIONARIES.items():
         (folder / "dictionaries" / f"{field}.yaml").write_text(text, encoding="utf-8")
     fields = "".join(
-        f"  {field}:\n    type: list\n    description: {field}\n    extractive: dictionary\n" for field in DICTIONARIES
+        f"  {field}:\n    type: terms\n    description: {field}\n    dictionary: {field}\n" for field in DICTIONARIES
     )
-    (folder / "fields.yaml").write_text(f"fields:\n{fields}", encoding="utf-8")
+    (folder / "protocols").mkdir()
+    (folder / "protocols" / "agreement.yaml").write_text(f"fields:\n{fields}", encoding="utf-8")
     return folder
 
 
@@ -80,18 +82,14 @@ def expected() -> list[list[str]]:
     return [[canonical] if canonical else [] for _, _, canonical in PHRASES]
 
 
-def test_extraction_finds_the_canonical_term(config: Path) -> None:
+def test_extraction_finds_the_canonical_term(config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(config))  # the protocol's dictionaries are read from there
+    protocol = read_protocol(config / "protocols" / "agreement.yaml")
     backend = build_backend(
-        {
-            "backend": "extractive",
-            "cache": False,
-            "fields_path": str(config / "fields.yaml"),
-            "dictionaries_dir": str(config / "dictionaries"),
-        },
-        cache_dir=config / "llm_cache",
+        {"backend": "extractive", "cache": False}, cache_dir=config / "llm_cache", protocol=protocol
     )
     documents = [Document(str(index), sentence(phrase)) for index, (_, phrase, _) in enumerate(PHRASES)]
-    results = extract_documents_sync(documents, load_fields(config / "fields.yaml"), backend)
+    results = extract_documents_sync(documents, protocol.extraction_fields(), backend)
     assert [result.values[field] for result, (field, _, _) in zip(results, PHRASES, strict=True)] == expected()
 
 
@@ -111,7 +109,7 @@ def test_canonical_terms_map_the_phrase_without_embeddings(config: Path, tmp_pat
 
 
 def test_graph_mentions_name_the_canonical_term(config: Path) -> None:
-    schema = load_schema()
+    schema = graph_schema(load_protocols(), load_protocol("pollution-cardio-ml"))
     spellings = {field: dict(d.spellings) for field, d in load_dictionaries(config / "dictionaries").items()}
     chunks = pd.DataFrame({"text": [sentence(phrase) for _, phrase, _ in PHRASES]})
     no_mapping = pd.DataFrame(columns=["field", "raw_term", "canonical"])
@@ -120,8 +118,8 @@ def test_graph_mentions_name_the_canonical_term(config: Path) -> None:
 
 
 def test_the_question_parser_names_the_canonical_term(config: Path) -> None:
-    schema = load_schema()
-    matchers = entity_matchers(schema, term_spellings(None, load_dictionaries(config / "dictionaries")))
+    schema = graph_schema(load_protocols(), load_protocol("pollution-cardio-ml"))
+    matchers = entity_matchers(schema, term_spellings(load_dictionaries(config / "dictionaries")))
     labels = {field: label for field, (label, _) in schema.entity_fields().items()}
     found = [recognise_terms(sentence(phrase), matchers).get(labels[field], []) for field, phrase, _ in PHRASES]
     assert found == expected()

@@ -138,12 +138,13 @@ def test_unmatched_terms_become_pasteable_suggestions(cache_dir: Path) -> None:
     assert result.suggestions["occurrences"].tolist() == [4, 1]
 
 
-def test_empty_input_gives_empty_tables_without_loading_a_model(cache_dir: Path) -> None:
+def test_empty_input_gives_empty_tables_without_loading_a_model(first_run, cache_dir: Path) -> None:
     encoder = Encoder(model="/nonexistent/model")
     result = map_terms(raw(), DICTIONARIES, cache_dir=cache_dir, encoder=encoder)
     assert encoder.encoded == 0
     for table in (result.mapping, result.unmatched, result.suggestions, result.fields, result.conflicts):
         assert table.empty and len(table.columns) > 0
+    assert result.mapping.dtypes.to_dict() == first_run[0].mapping.dtypes.to_dict()
 
 
 def test_sample_keywords_map_onto_the_shipped_dictionaries(cache_dir: Path) -> None:

@@ -79,8 +79,11 @@ def test_intertopic_view_is_a_self_contained_page_and_a_png(model, tmp_path) -> 
 
 def test_a_corpus_smaller_than_the_topics_asked_for_says_so() -> None:
     tiny = planted_corpus(per_theme=1)
-    with pytest.raises(TopicModelError, match=r"5 topics asked for but only 3 documents have words"):
-        build_topics(tiny, settings(n_topics=[5, 8], no_below=[1], no_above=[1.0]))
+    none = build_topics(tiny, settings(n_topics=[5, 8], no_below=[1], no_above=[1.0]))
+    assert none.empty and none.chosen["n_topics"] == 0  # a tiny partition flows on, without topics
+    assert none.notes == ["No topics: 3 documents with words, fewer than the grid's smallest topic count."]
+    with pytest.raises(TopicModelError, match=r"the dictionary filter .* leaves 0 words"):  # a setting to fix
+        build_topics(tiny, settings(n_topics=[2], no_below=[10], no_above=[1.0]))
     shrunk = build_topics(tiny, settings(n_topics=[2, 5], no_below=[1], no_above=[1.0]))
     assert shrunk.chosen["n_topics"] == 2
     skipped = shrunk.grid[shrunk.grid["status"] == "skipped"]
@@ -116,3 +119,18 @@ def test_settings_errors_name_the_file_and_the_key(tmp_path) -> None:
         load_topic_settings(path)
     with pytest.raises(TopicSettingsError, match="do not exist"):
         load_topic_settings(tmp_path / "missing.yaml")
+
+
+def test_no_documents_give_no_topics_not_an_error(model, tmp_path) -> None:
+    empty = build_topics(pd.DataFrame({"doc_id": [], "text": []}), settings())
+    assert empty.empty and not model.empty
+    assert len(empty.topics) == len(empty.documents) == 0
+    assert empty.topics.dtypes.to_dict() == model.topics.dtypes.to_dict()
+    kept = list(empty.documents.columns)  # every column but the topic_k mixture, of which there are none
+    assert model.documents[kept].dtypes.to_dict() == empty.documents.dtypes.to_dict()
+    assert (empty.grid["status"] == "skipped").all() and len(empty.grid) == 4
+    assert set(empty.grid["reason"]) == {"no documents to model"} and not empty.grid["chosen"].any()
+    assert empty.chosen["n_topics"] == 0 and empty.notes == ["No topics: no documents to model."]
+    view = write_intertopic_view(empty, tmp_path)
+    assert "no documents to model" in view.html.read_text(encoding="utf-8")
+    assert view.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and view.coordinates.empty

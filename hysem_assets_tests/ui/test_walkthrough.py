@@ -21,11 +21,14 @@ import pandas as pd
 import pytest
 
 from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.protocols import load_protocol
 from hysem_assets.qa import DPO_KEYS
+from hysem_assets.storage import asset_file
 from hysem_assets_tests.neo4j_launcher import free_port
 from hysem_assets_tests.paths import PROJECT_ROOT
 from hysem_assets_tests.ui.server import stop, wait_until_loaded
 
+SECOND_SNAPSHOT = PROJECT_ROOT / "hysem_assets" / "snapshots" / "statins_dementia"
 SECTION = "## From the demo to the UI, new queries and a preference dataset"
 SERVER_COMMAND = "make ui"
 COMMAND_TIMEOUT = 1800
@@ -108,6 +111,31 @@ def test_every_walkthrough_command_works_as_written(walkthrough) -> None:
             shutil.copyfile(log, ARTIFACTS / "make-ui.log")
 
 
+def _check_second_subject(work: Path, outputs: dict[str, str]) -> None:
+    """The query on the second bundled subject: generic fields filled from its abstracts, counted from the graph.
+
+    The truth is the snapshot's hand-labelled file (written with the abstracts, not from any
+    extractor's output); a field counts as filled where the abstract states it.
+    """
+    truth = json.loads((SECOND_SNAPSHOT / "fields_truth.json").read_text(encoding="utf-8"))["works"]
+    by_doi = {work["doi"].lower(): work for work in truth.values() if work.get("doi")}
+    rows = json.loads((work / "fields.json").read_text(encoding="utf-8"))
+    fields = [field.name for field in load_protocol("generic").fields]
+    assert rows and all(set(fields) <= set(row) and "evidence" in row for row in rows)
+    corpus = pd.read_parquet(asset_file("deduped_corpus", "statins-dementia", work.parent / "hysem" / "assets"))
+    doi_of = corpus.set_index("cluster_id")["doi"].fillna("").str.lower().to_dict()
+    for name in ("study_design", "population", "sample_size"):
+        stated = filled = 0
+        for row in rows:
+            expected = by_doi.get(doi_of.get(row["cluster_id"], ""), {}).get(name)
+            if expected is not None:
+                stated += 1
+                filled += row[name] not in (None, "", [])
+        assert stated and filled / stated >= 0.8, f"{name}: {filled} of {stated} stated values extracted"
+    counting = json.loads(next(out for command, out in outputs.items() if "statins-dementia --json" in command))
+    assert counting["route"] in ("symbolic", "counting") and counting["claims"], counting
+
+
 def _check_results(work: Path, env: dict[str, str], outputs: dict[str, str]) -> None:
     """What the commands left behind is what the README says they do."""
     status_json = next(out for command, out in outputs.items() if "status" in command and "--json" in command)
@@ -131,6 +159,7 @@ def _check_results(work: Path, env: dict[str, str], outputs: dict[str, str]) -> 
     answers = [row for row in rows if row["asset"] == "answers"]
     assert all(row["rows"] for row in answers), f"new queries got no answers (default questions): {answers}"
 
+    _check_second_subject(work, outputs)
     answer = next(out for command, out in outputs.items() if "hysem ask" in command)
     assert "References:" in answer and "https://doi.org/10." in answer, f"the answer cites nothing:\n{answer}"
     pairs = [json.loads(line) for line in (work / "dpo.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -1,0 +1,154 @@
+"""Where each extracted value stands in its document: the evidence sentence and its offsets.
+
+One function serves every backend. A model server returns values only, and the embedded
+extractor's values are taken from the text, so both are located the same way: a phrase
+exactly, then case- and spacing-insensitively, then the sentence sharing most of its
+words; a number by the ways it is written (48213, 48,213, 48 213, 3.4 million; a duration
+in any time unit); an effect estimate by its value near its interval; a category by the
+cue phrases of its value in the protocol.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from hysem_assets.extraction.categories import cue_phrases
+from hysem_assets.extraction.numbers import parse_amount
+from hysem_assets.extraction.text import sentence_spans
+from hysem_assets.protocols import Protocol, ProtocolField
+from hysem_assets.terms.matcher import TermMatcher, fold
+
+#: Least share of a value's words a sentence must hold to be its evidence when the value is not found as written.
+MIN_OVERLAP = 0.5
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:(?:,|[ \u00a0\u2009\u202f])\d{3})+|\d+(?:\.\d+)?|\.\d+)(?:\s+(thousand|million|billion))?"
+)
+_TIME_UNIT = re.compile(r"\s*(?:-\s*)?(years?|months?|weeks?|days?)\b", re.IGNORECASE)
+_IN_YEARS = {"year": 1.0, "month": 1 / 12, "week": 7 / 365.25, "day": 1 / 365.25}
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"\w+", fold(text).lower()) if w not in ENGLISH_STOP_WORDS]
+
+
+def _entry(text: str, spans: list[tuple[int, int]], value: Any, position: int) -> dict[str, Any]:
+    start, end = next(((s, e) for s, e in spans if s <= position < e), min(spans, key=lambda s: abs(s[0] - position)))
+    return {"value": value, "sentence": text[start:end], "start": start, "end": end}
+
+
+def _find_phrase(text: str, phrase: str) -> int | None:
+    """Where ``phrase`` stands in ``text``: as written, any case, or with other spacing and hyphens."""
+    found = text.find(phrase)
+    if found >= 0:
+        return found
+    words = re.findall(r"\w+", phrase)
+    if not words:
+        return None
+    pattern = r"[\W_]{0,3}".join(re.escape(w) for w in words)
+    match = re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)
+    return match.start() if match else None
+
+
+def _best_sentence(text: str, spans: list[tuple[int, int]], phrase: str) -> int | None:
+    wanted = set(_words(phrase))
+    if not wanted or not spans:
+        return None
+    overlaps = [len(wanted & set(_words(text[s:e]))) / len(wanted) for s, e in spans]
+    best = max(range(len(spans)), key=lambda i: overlaps[i])
+    return spans[best][0] if overlaps[best] >= MIN_OVERLAP else None
+
+
+def _numbers(text: str) -> list[tuple[float, int, str | None]]:
+    """Every number written in ``text``: (value, position, the time unit right after it, if any)."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        value = parse_amount(match.group(1), match.group(2))
+        if value is None:
+            continue
+        unit = _TIME_UNIT.match(text, match.end())
+        found.append((value, match.start(), unit.group(1).lower().rstrip("s") if unit else None))
+    return found
+
+
+def _find_number(text: str, value: float, unit: str | None = None) -> int | None:
+    """Where ``value`` is written; with a time ``unit``, a duration written in any time unit counts."""
+    target = _IN_YEARS.get((unit or "").lower().rstrip("s"))
+    for number, position, written_unit in _numbers(text):
+        if target and written_unit:
+            if abs(number * _IN_YEARS[written_unit] - value * target) <= 0.01 * max(abs(value * target), 1e-9):
+                return position
+        elif abs(number - value) <= 1e-9 * max(1.0, abs(value)):
+            return position
+    return None
+
+
+def _find_estimate(text: str, record: Mapping[str, Any]) -> int | None:
+    value = record.get("value")
+    if not isinstance(value, (int, float)):
+        return None
+    spans = sentence_spans(text)
+    candidates = []
+    for number, position, _ in _numbers(text.replace("−", "-")):
+        if abs(abs(number) - abs(value)) <= 1e-9 * max(1.0, abs(value)):
+            start, end = next(((s, e) for s, e in spans if s <= position < e), (position, position + 1))
+            window = text[position : min(end, position + 80)]
+            bounds = [record.get(k) for k in ("ci_lower", "ci_upper", "ci_low", "ci_high") if record.get(k) is not None]
+            held = sum(1 for b in bounds if _find_number(window, abs(float(b))) is not None)
+            candidates.append((-held, position))
+    return min(candidates)[1] if candidates else None
+
+
+def _find_category(text: str, field: ProtocolField, value: str) -> int | None:
+    description = (field.values or {}).get(value, "")
+    matcher = TermMatcher.from_mapping({value: [value, *cue_phrases(description)]})
+    plain = fold(text)
+    found = next(iter(matcher.matches(plain)), None) if len(plain) == len(text) else None
+    if found:
+        return found[1]
+    return _find_phrase(text, value)
+
+
+def locate_evidence(text: str, field: ProtocolField, value: Any) -> list[dict[str, Any]]:
+    """The evidence of one field's value: ``[{value, sentence, start, end}]``, one per item it could place.
+
+    ``start``/``end`` are character offsets of the evidence sentence in ``text``
+    (``text[start:end] == sentence``). An item that cannot be placed has no entry.
+    """
+    if value is None or value == [] or value == "":
+        return []
+    spans = sentence_spans(text)
+    if not spans:
+        return []
+    items = value if isinstance(value, list) else [value]
+    entries = []
+    for item in items:
+        position: int | None
+        if isinstance(item, Mapping):
+            position = _find_estimate(text, item)
+        elif isinstance(item, bool):
+            position = None
+        elif isinstance(item, (int, float)):
+            position = _find_number(text, float(item), field.unit if field.number_kind == "duration" else None)
+        elif field.type == "category":
+            position = _find_category(text, field, str(item))
+        else:
+            position = _find_phrase(text, str(item))
+            if position is None:
+                position = _best_sentence(text, spans, str(item))
+        if position is not None:
+            entries.append(_entry(text, spans, item, position))
+    return entries
+
+
+def evidence_for(text: str, protocol: Protocol, values: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Evidence of every field of ``protocol`` with a value in ``values``: field -> list of entries."""
+    found = {}
+    for field in protocol.fields:
+        entries = locate_evidence(text, field, values.get(field.name))
+        if entries:
+            found[field.name] = entries
+    return found

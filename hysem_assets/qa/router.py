@@ -1,0 +1,202 @@
+"""Which route answers a question, why, and where to go when that route finds nothing.
+
+Five routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
+``numeric`` filters typed numbers (sample sizes, durations, metrics) by a comparison,
+``global`` answers corpus-level questions from the summary tree, and ``local`` is hybrid
+retrieval over chunks. Rules decide first, on wording alone and on the words the protocol
+gives its fields, so routing needs no model and behaves the same on any subject. When no
+rule fires and a router model is configured, the model chooses; otherwise the question is
+local. Each route has a fallback chain: a route that finds nothing (or whose query is
+refused) hands the question to the next, and the answer records every attempt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.llm import LLMBackend, TokenUsage
+from hysem_assets.qa.comparisons import parse_comparison
+from hysem_assets.qa.drafts import MalformedOutput
+from hysem_assets.qa.number_fields import NumberField, numeric_target
+
+RouteName = Literal["counting", "listing", "numeric", "global", "local"]
+ROUTES: tuple[RouteName, ...] = ("counting", "listing", "numeric", "global", "local")
+#: Where a route hands over when it finds nothing: retrieval reads what structured routes miss.
+FALLBACKS: dict[RouteName, tuple[RouteName, ...]] = {
+    "counting": ("local",),
+    "listing": ("local",),
+    "numeric": ("local",),
+    "global": ("local",),
+    "local": (),
+}
+
+#: Words for the works themselves, in counting and listing questions.
+WORK_WORDS = (
+    "article", "articles", "study", "studies", "paper", "papers", "publication", "publications", "work", "works",
+    "trial", "trials", "report", "reports", "review", "reviews", "analysis", "analyses", "cohort", "cohorts",
+)  # fmt: skip
+_COUNTING = re.compile(r"\b(?:how many|number of|count(?: of)?|how often|what proportion of|what share of)\b", re.I)
+_LISTING = re.compile(r"^\s*(?:which|list|name|enumerate|show|find|give|what\s+(?:are|were)\s+the)\b", re.I)
+_FILTERING = re.compile(
+    r"\b(?:studies|articles|papers|works|publications|trials)\s+(?:of|on|about|that|which|with|from|published|in"
+    r"|using|used|use|report|reported|reporting|evaluat\w*|examin\w*|assess\w*|investigat\w*|analy[sz]\w*|stud\w*)\b",
+    re.I,
+)
+#: What works do with entities ("which outcomes were measured"), as opposed to what they found about them
+#: ("which exposures relate to ..."), which passages answer.
+_STUDIED = re.compile(
+    r"\b(?:us(?:e|es|ed|ing)|appl(?:y|ies|ied)|employ(?:s|ed)?|stud(?:y|ies|ied)|examin(?:e|es|ed)"
+    r"|investigat(?:e|es|ed)|assess(?:es|ed)?|evaluat(?:e|es|ed)|measur(?:e|es|ed)|report(?:s|ed)?"
+    r"|includ(?:e|es|ed)|consider(?:s|ed)?|analy[sz](?:e|es|ed)|compar(?:e|es|ed)|test(?:s|ed)?|cover(?:s|ed)?"
+    r"|target(?:s|ed)?|there)\b",
+    re.I,
+)
+#: A question that picks one entity by a property ("which exposure had the highest ...") asks what a
+#: study found, which passages answer, not for a list the graph holds.
+_SELECTING = re.compile(
+    r"\b(?:most|least|best|worst|highest|lowest|largest|smallest|greatest|strongest|weakest|main|primary|leading"
+    r"|top|only)\b",
+    re.I,
+)
+_GLOBAL = re.compile(
+    r"\b(?:(?:main|major|key|principal|common|recurring|dominant|overarching|emerging|central|overall|general)"
+    r"\s+(?:research\s+)?(?:themes?|topics?|trends?|areas?|directions?|questions?|gaps?|strands?|streams?|lines?"
+    r"|threads?|findings|conclusions|debates?|messages?|focus(?:es)?)"
+    r"|(?:research|thematic)\s+(?:themes?|landscape|agenda|gaps?|trends?|fronts?)"
+    r"|(?:summari[sz]e|overview\s+of|synthesi[sz]e|map)\s+(?:the|this|these)\s+(?:literature|corpus|field|evidence"
+    r"|body|research|studies|works|papers|articles)"
+    r"|across\s+(?:this|the|these)\s+(?:whole\s+|entire\s+)?(?:literature|corpus|collection|body of research"
+    r"|studies|papers|articles|works)"
+    r"|(?:in|of|from)\s+(?:this|these)\s+(?:whole\s+|entire\s+)?(?:literature|corpus|collection|body of research)"
+    r"|what\s+(?:does|do)\s+(?:this|these)\s+(?:literature|corpus|collection)\s+(?:say|show|cover|tell)"
+    r"|state of (?:the )?(?:research|art|evidence|field|literature))\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class RouteDecision:
+    """The first route to try, why, who decided (``rules`` or a model id), and the chain after it."""
+
+    route: RouteName
+    reason: str
+    by: str = "rules"
+
+    @property
+    def chain(self) -> tuple[RouteName, ...]:
+        return (self.route, *FALLBACKS[self.route])
+
+    def as_json(self) -> dict[str, Any]:
+        return {"route": self.route, "reason": self.reason, "by": self.by, "chain": list(self.chain)}
+
+
+def _words_near(text: str, start: int, count: int) -> list[str]:
+    return re.findall(r"[\w'-]+", text[start:].casefold())[:count]
+
+
+def entity_words(schema: GraphSchema) -> set[str]:
+    """Every word the protocol gives its entity kinds ("outcomes", "methods")."""
+    return {word.casefold() for spec in schema.fields.values() if spec.entity for word in spec.words}
+
+
+def _counted(question: str, match: re.Match[str], schema: GraphSchema) -> str | None:
+    """What a counting phrase counts, when it is something the graph holds: works or an entity kind."""
+    following = _words_near(question, match.end(), 4)
+    kinds = entity_words(schema)
+    for word in following:
+        if word in WORK_WORDS:
+            return "works"
+        if word in kinds:
+            return word
+    return None
+
+
+def asks_for_works(question: str) -> bool:
+    """Whether the question asks which works (or how many) meet a condition, rather than what they found."""
+    words = set(re.findall(r"[\w'-]+", question.casefold()))
+    return bool(words & set(WORK_WORDS)) or bool(_COUNTING.search(question))
+
+
+def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField]) -> RouteDecision | None:
+    """The route the wording asks for, or None when no rule applies (see the module doc)."""
+    comparison = parse_comparison(question)
+    target = numeric_target(question, comparison, numbers) if comparison else None
+    if target is not None and (target.named or asks_for_works(question)):
+        said = target.comparison.describe(grouped=target.field.kind != "year")
+        return RouteDecision("numeric", f"compares {target.field.label} {said}: {target.why}")
+    if counting := _COUNTING.search(question):
+        counted = _counted(question, counting, schema)
+        if counted is not None:
+            return RouteDecision("counting", f'"{counting.group(0)}" counts {counted}, which the graph holds')
+    if glob := _GLOBAL.search(question):
+        return RouteDecision("global", f'"{glob.group(0)}" asks about the corpus as a whole')
+    if (listing := _LISTING.search(question)) and not _SELECTING.search(question):
+        head = _words_near(question, listing.end(), 5)
+        kinds = entity_words(schema)
+        named = next((w for w in head if w in kinds), None)
+        if named and (_STUDIED.search(question) or _FILTERING.search(question)):
+            return RouteDecision("listing", f'"{listing.group(0).strip()} ... {named}" lists entities the graph holds')
+        if _FILTERING.search(question):
+            return RouteDecision("listing", f'"{listing.group(0).strip()}" lists works filtered by what they study')
+    return None
+
+
+ROUTER_SYSTEM = (
+    "You route questions about a collection of scientific articles. Choose one route: "
+    "counting (how many works or entities), listing (which works or entities match named terms), "
+    "numeric (works whose reported numbers, such as sample size, follow-up or a metric, meet a comparison), "
+    "global (themes, trends or an overview of the whole collection), "
+    "local (anything answered by specific passages of a few works). Give a short reason."
+)
+ROUTER_SCHEMA: dict[str, Any] = {
+    "title": "Route",
+    "type": "object",
+    "properties": {"route": {"type": "string", "enum": list(ROUTES)}, "reason": {"type": "string"}},
+    "required": ["route", "reason"],
+    "additionalProperties": False,
+}
+
+
+class Router(Protocol):
+    model: str
+    usage: TokenUsage
+
+    async def choose(self, question: str) -> RouteDecision: ...
+
+
+class ModelRouter:
+    """A model that chooses among the routes when no rule applies."""
+
+    def __init__(self, backend: LLMBackend) -> None:
+        self.backend = backend
+        self.model = backend.model
+        self.usage = TokenUsage()
+
+    async def choose(self, question: str) -> RouteDecision:
+        completion = await self.backend.complete(
+            [{"role": "system", "content": ROUTER_SYSTEM}, {"role": "user", "content": f"Question: {question}"}],
+            schema=ROUTER_SCHEMA,
+        )
+        self.usage.add(completion)
+        answer = completion.parsed_json
+        if not isinstance(answer, dict) or answer.get("route") not in ROUTES:
+            raise MalformedOutput(f"router model {self.model!r} did not name a route: {completion.text[:200]!r}")
+        return RouteDecision(answer["route"], str(answer.get("reason") or "chosen by the model"), self.model)
+
+
+async def choose_route(
+    question: str, schema: GraphSchema, numbers: Sequence[NumberField], router: Router | None = None
+) -> RouteDecision:
+    """Rules first; then the router model when there is one; else local retrieval."""
+    if decision := rule_route(question, schema, numbers):
+        return decision
+    if router is not None:
+        try:
+            return await router.choose(question)
+        except MalformedOutput as exc:
+            return RouteDecision("local", f"no rule applies and the router model failed ({exc})")
+    return RouteDecision("local", "no counting, listing, numeric or corpus-level wording: passages answer it")

@@ -1,0 +1,156 @@
+"""``hysem doctor``: what keeps runs from going on, and the fix for each.
+
+It lists runs still marked in progress whose process is gone, pool slots held or awaited
+by runs that can no longer release them, the embedded stores and who holds their locks,
+and partitions whose chunk stores do not hold exactly their chunk table. With ``--fix`` it
+reclaims those runs and slots and rebuilds those chunk stores (embedding only what is
+missing). A store held by a live process is only named: it is released when that process
+ends, and stopping someone's run is the user's call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from dagster import DagsterInstance, RunsFilter
+
+from hysem_assets.runs.owner import ProcessOwner
+from hysem_assets.runs.reclaim import (
+    IN_PROGRESS,
+    describe_claims,
+    ended_run_claims,
+    free_ended_claims,
+    pool_claims,
+    reclaim_run,
+    stale_runs,
+)
+
+
+@dataclass
+class Finding:
+    """One line of the report; ``fix`` is set for a problem ``--fix`` can solve."""
+
+    kind: str
+    text: str
+    problem: bool = True
+    fix: Callable[[], str] | None = None
+
+
+def run_findings(instance: DagsterInstance) -> list[Finding]:
+    """Stale runs, slots of ended runs, and (for information) the runs in progress."""
+    findings = []
+    stale = stale_runs(instance, untagged=True)
+    for run in stale:
+        holds = f"; claims {describe_claims(run.claims)}" if run.claims else ""
+        findings.append(Finding("stale run", run.describe() + holds, fix=lambda run=run: reclaim_run(instance, run)))
+    ended = ended_run_claims(instance)
+    if ended:
+        runs = ", ".join(sorted({c.run_id[:8] for c in ended}))
+        findings.append(
+            Finding(
+                "held slot",
+                f"{describe_claims(ended)} still held or awaited by ended run(s) {runs}",
+                fix=lambda: " ".join(free_ended_claims(instance, ended)),
+            )
+        )
+    stale_ids = {run.run_id for run in stale}
+    claims = pool_claims(instance)
+    for record in instance.get_run_records(RunsFilter(statuses=IN_PROGRESS)):
+        run = record.dagster_run
+        if run.run_id in stale_ids:
+            continue
+        owner = ProcessOwner.from_tags(run.tags)
+        if owner is None:
+            who = "launched by the Dagster daemon or UI (Dagster's run monitoring watches it)"
+        elif owner.state() == "elsewhere":
+            who = f"{owner.describe()}: another host, check it there"
+        else:
+            who = f"{owner.describe()}, running"
+        held = [c for c in claims if c.run_id == run.run_id]
+        holds = f"; {describe_claims(held)}" if held else ""
+        findings.append(Finding("run", f"run {run.run_id[:8]} {run.status.value}: {who}{holds}", problem=False))
+    return findings
+
+
+def store_findings(resources: dict[str, Any]) -> list[Finding]:
+    """Who holds the embedded stores' locks (a dead process never does: its lock ends with it)."""
+    from hysem_assets.environment import hysem_home
+    from hysem_assets.stores.locking import lock_holder
+
+    stores = []
+    graph = resources["graph_database"].settings
+    if graph.backend == "ladybug":
+        stores.append(("graph store", Path(graph.path) if graph.path else hysem_home() / "graph" / "kg.lbug"))
+    vectors = resources["chunk_store"].settings
+    if not vectors.url:
+        stores.append(("chunk store", Path(vectors.path) if vectors.path else hysem_home() / "qdrant"))
+    findings = []
+    for what, path in stores:
+        if not path.exists():
+            continue
+        holder = lock_holder(path)
+        state = f"open in {holder.describe()}; released when it ends" if holder else "free"
+        findings.append(Finding("store lock", f"{what} {path}: {state}", problem=False))
+    return findings
+
+
+def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
+    """Partitions whose vector store or keyword index does not hold exactly their chunk table."""
+    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.retrieval.completeness import expected_points, index_state
+    from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
+    from hysem_assets.storage import asset_file
+    from hysem_assets.stores.connect import open_chunk_store
+    from hysem_assets.stores.qdrant_chunks import VectorStoreError
+
+    chunk_store = resources["chunk_store"]
+    partitions = [
+        q for q in instance.get_dynamic_partitions(queries_partitions.name) if asset_file("vector_index", q).is_file()
+    ]
+    if not partitions:
+        return []
+    try:  # without waiting: a store another process has open is reported, not waited for
+        store = open_chunk_store(chunk_store.settings.model_copy(update={"lock_timeout_s": 0}))
+    except VectorStoreError as exc:
+        return [Finding("chunk store", f"not checked: {exc}", problem=False)]
+    findings = []
+    try:
+        for query in partitions:
+            chunks = pd.read_parquet(asset_file("vector_index", query))
+            folder = keyword_folder(chunk_store.keyword_root(), query)
+            state = index_state(
+                expected_points(chunks, query),
+                [str(c) for c in chunks["chunk_id"]],
+                query=query,
+                store=store,
+                keyword_folder=folder,
+            )
+            if state.complete:
+                continue
+
+            def rebuild(query: str = query, chunks: pd.DataFrame = chunks) -> str:
+                store = chunk_store.open()
+                try:
+                    summary = index_chunks(
+                        chunks,
+                        query=query,
+                        store=store,
+                        embedder=chunk_store.encoder(),
+                        keyword_root=chunk_store.keyword_root(),
+                    )
+                finally:
+                    store.close()
+                return f"Rebuilt the chunk stores of {query!r}: {summary.chunks} chunks ({summary.embedded} embedded again)."
+
+            findings.append(Finding("chunk store", f"{query}: {state.describe()}", fix=rebuild))
+    finally:
+        store.close()
+    return findings
+
+
+def examine(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
+    return [*run_findings(instance), *store_findings(resources), *chunk_store_findings(instance, resources)]

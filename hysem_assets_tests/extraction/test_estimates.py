@@ -1,0 +1,54 @@
+"""Effect estimates in the notations abstracts use, on composed sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from hysem_assets.extraction.estimates import effect_estimates
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Mortality was lower with the vaccine (HR 0.83, 95% CI 0.76–0.91).", ("hazard ratio", 0.83, 0.76, 0.91)),
+        ("Wound infection: OR = 1.12 (0.95, 1.31).", ("odds ratio", 1.12, 0.95, 1.31)),
+        ("Relapse of the lymphoma: RR 0.79 [0.68 to 0.92].", ("relative risk", 0.79, 0.68, 0.92)),
+        ("Sepsis (hazard ratio [HR], 1.21; 95% CI, 1.05-1.40).", ("hazard ratio", 1.21, 1.05, 1.40)),
+        ("Reinfection (aHR: 0.9 (95%CI: 0.8–1.0)).", ("adjusted hazard ratio", 0.9, 0.8, 1.0)),
+        ("Anastomotic leak (OR, 1.860; 95% CI, 1.439 to 2.405; P < 0.001)", ("odds ratio", 1.86, 1.439, 2.405)),
+        ("Tumour size fell (β, −0.146; 95% CI, −0.201 to −0.086).", ("regression coefficient", -0.146, -0.201, -0.086)),
+        ("Pain scores: mean difference −2.3 points (95% CI −3.1 to −1.5).", ("mean difference", -2.3, -3.1, -1.5)),
+        ("Quality of life: SMD 0.45 (0.20–0.70).", ("standardised mean difference", 0.45, 0.20, 0.70)),
+        ("Malaria episodes: IRR 1.5 (1.2-1.9).", ("incidence rate ratio", 1.5, 1.2, 1.9)),
+        (
+            "the odds ratio for carrying the mutation and a positive margin was 17.2 (95% CI: 2.1-142.3)",
+            ("odds ratio", 17.2, 2.1, 142.3),
+        ),
+        ("Bone density rose (βoverall = .04; P = .002).", ("regression coefficient", 0.04, None, None)),
+    ],
+)
+def test_notations(sentence: str, expected: tuple) -> None:
+    found = effect_estimates(sentence)
+    assert [(r["measure"], r["value"], r["ci_lower"], r["ci_upper"]) for r in found] == [expected]
+    written = sentence[found[0]["start"] : found[0]["end"]]
+    assert any(char.isdigit() for char in written) and written == written.strip()
+
+
+def test_several_estimates_each_with_its_interval_and_context() -> None:
+    text = (
+        "Exposure to the herbicide was associated with hepatotoxicity (ORQ3=4.15, 95% CI 1.56 to 11.01, "
+        "ORQ4=4.76, 95% CI 1.53 to 14.82, ptrend <0.01)."
+    )
+    found = effect_estimates(text)
+    assert [(r["value"], r["ci_lower"], r["ci_upper"]) for r in found] == [(4.15, 1.56, 11.01), (4.76, 1.53, 14.82)]
+    assert "hepatotoxicity" in found[0]["context"]
+
+
+def test_words_that_only_look_like_measures_are_not_estimates() -> None:
+    assert effect_estimates("HRQoL = 0.8 improved, and ORs and 95% CIs were calculated by logistic regression.") == []
+    assert effect_estimates("The OR was used for 12 patients undergoing surgery.") == []
+
+
+def test_an_interval_that_does_not_hold_its_value_is_left_out() -> None:
+    (found,) = effect_estimates("Survival (HR 0.7, 12 to 24 months)")
+    assert (found["value"], found["ci_lower"], found["ci_upper"]) == (0.7, None, None)

@@ -1,0 +1,247 @@
+"""Fault injection: ``kill -9`` of ``hysem materialize`` while it parses, indexes vectors or loads the graph,
+then the same command again: it must reclaim the dead run by itself and leave every store as a clean run did.
+And a decompression bomb among a partition's PDFs is set aside within its limit while the others parse.
+
+One home is materialized cleanly (up to the knowledge graph, the sample query capped at 12 records per
+source) and shared by the three kill cases; each case kills a run of one asset in that home and re-runs
+it, so the whole module costs a few minutes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from dagster import DagsterInstance, DagsterRunStatus, RunsFilter, build_asset_context
+
+from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.parsing.assets import parsed_docs
+from hysem_assets.resources import PdfParser, load_profile
+from hysem_assets.retrieval.indexing import keyword_folder
+from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.runs.owner import PID_TAG
+from hysem_assets.runs.reclaim import pool_claims
+from hysem_assets.storage import asset_file
+from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets_tests.parsing.bombs import decompression_bomb
+from hysem_assets_tests.paths import PROJECT_ROOT
+from hysem_assets_tests.processes import children, wait_for_children, wait_gone
+
+SAMPLE = "air-pollution-cardio-ml"
+HYSEM = str(Path(sys.executable).with_name("hysem"))
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and sends SIGKILL")
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HYSEM_", "DAGSTER_"))}
+    config = home.parent / "config"
+    return {**env, "HYSEM_HOME": str(home), "HYSEM_CONFIG_DIR": str(config), "PYTHONUNBUFFERED": "1"}
+
+
+def _small_config(folder: Path) -> None:
+    """The project's config with the sample query capped at 12 records per source (27 works, 6 PDFs)."""
+    shutil.copytree(PROJECT_ROOT / "config", folder)
+    queries = yaml.safe_load((folder / "queries.yaml").read_text(encoding="utf-8"))
+    for query in queries["queries"]:
+        if query["slug"] == SAMPLE:
+            query["max_records"] = 12
+    (folder / "queries.yaml").write_text(yaml.safe_dump(queries, sort_keys=False), encoding="utf-8")
+
+
+def _hysem(home: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [HYSEM, *args], cwd=PROJECT_ROOT, env=_env(home), capture_output=True, text=True, timeout=timeout
+    )
+
+
+class _Running:
+    """A ``hysem`` process whose output is collected line by line while it runs."""
+
+    def __init__(self, home: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [HYSEM, *args],
+            cwd=PROJECT_ROOT,
+            env=_env(home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, text: str, timeout: float = 300) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(text in line for line in self.lines):
+                return
+            if self.process.poll() is not None:  # ended: only what is still in the pipe can come
+                deadline = min(deadline, time.monotonic() + 2)
+            time.sleep(0.05)
+        raise AssertionError(f"no line with {text!r} within {timeout} s:\n" + "".join(self.lines[-40:]))
+
+
+def _instance(home: Path) -> DagsterInstance:
+    return DagsterInstance.from_config(str(home / "dagster"))
+
+
+def snapshot(home: Path) -> dict:
+    """What a run leaves: the parsed documents, the chunk stores and the graph, compared as values."""
+    parsed = pd.read_parquet(asset_file("parsed_docs", SAMPLE, home / "assets"))
+    chunks = pd.read_parquet(asset_file("vector_index", SAMPLE, home / "assets"))
+    store = QdrantChunkStore(path=home / "qdrant", lock_timeout=60)
+    try:
+        points = sorted((pid, p.payload.get("content_hash")) for pid, p in store.points(SAMPLE, with_vectors=False))
+    finally:
+        store.close()
+    graph = LadybugGraphStore(home / "graph" / "kg.lbug", lock_timeout=60)
+    try:
+        nodes = graph.query("MATCH (n) RETURN label(n) AS label, count(*) AS n ORDER BY label")
+        edges = graph.query("MATCH ()-[r]->() RETURN label(r) AS type, count(*) AS n ORDER BY type")
+    finally:
+        graph.close()
+    loaded = pd.read_parquet(asset_file("knowledge_graph", SAMPLE, home / "assets"))
+    with _instance(home) as instance:
+        in_progress = instance.get_runs_count(RunsFilter(statuses=[DagsterRunStatus.STARTED]))
+        claims = pool_claims(instance)
+    return {
+        "parsed": sorted(
+            zip(
+                parsed["cluster_id"],
+                parsed["status"],
+                parsed["token_count"],
+                parsed["markdown"].map(lambda text: hashlib.sha256(text.encode()).hexdigest()),
+                strict=True,
+            )
+        ),
+        "chunks": len(chunks),
+        "points": points,
+        "keyword_ids": KeywordIndex.load(keyword_folder(home / "bm25", SAMPLE)).ids,
+        "graph": (nodes.to_dict("records"), edges.to_dict("records")),
+        "graph_loaded": sorted(map(tuple, loaded[["kind", "type", "count"]].to_numpy().tolist())),
+        "runs_in_progress": in_progress,
+        "pool_claims": claims,
+    }
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """A home materialized cleanly up to the knowledge graph, and what that run left."""
+    home = tmp_path_factory.mktemp("faults") / "home"
+    _small_config(home.parent / "config")
+    done = _hysem(home, "materialize", "--query", SAMPLE, "--select", "*knowledge_graph", timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    state = snapshot(home)
+    assert state["chunks"] > 0 and len(state["points"]) == state["chunks"] and state["runs_in_progress"] == 0
+    return home, state
+
+
+def _forget_the_partition_index(home: Path) -> None:
+    """As before the first indexing: no points and no keyword index for the partition."""
+    store = QdrantChunkStore(path=home / "qdrant", lock_timeout=60)
+    try:
+        store.delete([pid for pid, _ in store.points(SAMPLE, with_vectors=False)])
+        assert store.count(SAMPLE) == 0
+    finally:
+        store.close()
+    shutil.rmtree(keyword_folder(home / "bm25", SAMPLE))
+
+
+def _parse_workers_running(run: _Running) -> None:
+    wait_for_children(run.process.pid, "spawn_main", count=1, timeout=300)
+    time.sleep(2.0)  # into the parse, past each worker arming its parent-death signal
+
+
+CASES: dict[str, tuple[Callable[[Path], None] | None, Callable[[_Running], None]]] = {
+    "parsed_docs": (None, _parse_workers_running),
+    "vector_index": (_forget_the_partition_index, lambda run: run.wait_for("chunks embedded")),
+    "knowledge_graph": (None, lambda run: run.wait_for("knowledge_graph: ")),
+}
+
+
+@pytest.mark.parametrize("asset", list(CASES))
+def test_kill_9_then_a_plain_rerun_equals_a_clean_run(clean: tuple[Path, dict], asset: str):
+    home, expected = clean
+    prepare, ready = CASES[asset]
+    if prepare is not None:
+        prepare(home)
+    command = ("materialize", "--query", SAMPLE, "--select", asset)
+    run = _Running(home, *command)
+    try:
+        ready(run)
+        helpers = children(run.process.pid)
+    finally:
+        run.process.kill()
+        run.process.wait()
+
+    with _instance(home) as instance:
+        [dead] = instance.get_runs(RunsFilter(tags={PID_TAG: str(run.process.pid)}))
+        assert dead.status == DagsterRunStatus.STARTED  # killed mid-run: nothing could mark it
+    assert not wait_gone(helpers), f"processes of the killed run outlived it: {helpers}"
+
+    again = _hysem(home, *command, timeout=300)  # must not wait for the dead run's pool slot
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert f"Reclaimed run {dead.run_id[:8]}" in again.stderr, again.stderr[-2000:]
+    with _instance(home) as instance:
+        assert instance.get_run_by_id(dead.run_id).status == DagsterRunStatus.FAILURE
+    assert snapshot(home) == expected
+
+
+def test_ctrl_c_stops_a_parsing_run_at_once_and_marks_it_failed(clean: tuple[Path, dict]):
+    home, expected = clean
+    run = _Running(home, "materialize", "--query", SAMPLE, "--select", "parsed_docs")
+    try:
+        _parse_workers_running(run)
+        workers = children(run.process.pid, "spawn_main")
+        run.process.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        assert run.process.wait(timeout=30) == 128 + signal.SIGINT
+        assert time.monotonic() - started < 10
+    finally:
+        run.process.kill()
+    assert not wait_gone(workers, timeout=5)
+    run.wait_for("Stopped by SIGINT")
+    with _instance(home) as instance:
+        [stopped] = instance.get_runs(RunsFilter(tags={PID_TAG: str(run.process.pid)}))
+        assert stopped.status == DagsterRunStatus.FAILURE and not pool_claims(instance)
+    assert snapshot(home) == expected  # nothing half-written
+
+
+def test_a_decompression_bomb_is_set_aside_while_the_other_documents_parse(tmp_path: Path):
+    paper = default_snapshot_dir() / "files" / "10.5555_ahi.2019.0203.pdf"
+    bomb = decompression_bomb(tmp_path / "bomb.pdf", inflated_mb=40)
+    pdfs = pd.DataFrame(
+        {
+            "cluster_id": ["bomb", "paper"],
+            "doi": ["10.1/bomb", "10.1/paper"],
+            "status": ["saved", "saved"],
+            "path": [str(bomb), str(paper)],
+        }
+    )
+    parser = PdfParser(settings=load_profile("local").assets.parsed_docs)  # the embedded default's limits
+    started = time.monotonic()
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions("queries", ["sample"])
+        with build_asset_context(partition_key="sample", instance=instance) as context:
+            output = parsed_docs(context, parser, pdfs)
+    table = output.value.set_index("cluster_id")
+    assert table.loc["bomb", "status"] == "too_large" and "inflates past 16 MB" in table.loc["bomb", "error"]
+    assert table.loc["paper", "status"] == "native" and table.loc["paper", "token_count"] > 0
+    assert output.metadata["too_large"].value == 1 and output.metadata["parsed"].value == 1
+    assert time.monotonic() - started < 120

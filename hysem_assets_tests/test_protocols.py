@@ -1,0 +1,107 @@
+"""Review protocols: the shipped ones, and a bad one failing with its file and field before any run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from hysem_assets.extraction import response_schema
+from hysem_assets.protocols import (
+    DEFAULT_PROTOCOL,
+    ProtocolError,
+    StaleProtocolError,
+    load_protocol,
+    protocol_for_query,
+)
+
+GENERIC_FIELDS = [
+    "study_design",
+    "population",
+    "sample_size",
+    "intervention_or_exposure",
+    "comparator",
+    "outcomes",
+    "effect_estimates",
+    "setting",
+    "follow_up",
+]
+
+
+def test_the_generic_protocol_has_exactly_the_generic_fields() -> None:
+    protocol = load_protocol(DEFAULT_PROTOCOL)
+    assert [field.name for field in protocol.fields] == GENERIC_FIELDS
+    assert protocol.field("study_design").type == "category"
+    assert protocol.field("sample_size").number_kind == "count"
+    assert protocol.field("effect_estimates").records
+
+
+def test_servers_get_the_protocol_as_a_json_schema() -> None:
+    schema = response_schema(load_protocol("generic").extraction_fields())
+    assert schema["required"] == GENERIC_FIELDS
+    design = schema["properties"]["study_design"]
+    assert "cohort study" in design["enum"] and None in design["enum"]
+    estimate = schema["properties"]["effect_estimates"]["items"]
+    assert estimate["required"] == ["measure", "value", "ci_lower", "ci_upper", "context"]
+    assert schema["properties"]["sample_size"]["type"] == ["integer", "null"]
+
+
+def test_the_sample_query_names_its_protocol_and_a_query_without_one_gets_generic(config: Path) -> None:
+    assert protocol_for_query("air-pollution-cardio-ml").name == "pollution-cardio-ml"
+    text = (config / "queries.yaml").read_text(encoding="utf-8")
+    (config / "queries.yaml").write_text(text + "  - slug: plain\n    query: anything\n", encoding="utf-8")
+    assert protocol_for_query("plain").name == "generic"
+
+
+def _write(config: Path, fields: dict, **extra: object) -> Path:
+    path = config / "protocols" / "review.yaml"
+    path.write_text(yaml.safe_dump({"fields": fields, **extra}), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"design": {"type": "choice", "description": "d"}}, r"field 'design': type: Input should be 'category'"),
+        (
+            {"drugs": {"type": "terms", "description": "d", "graph": {"relationship": "USES"}}},
+            r"field 'drugs':.*`node`",
+        ),
+        ({"drugs": {"type": "terms", "description": "d", "dictionary": "nope"}}, r"field 'drugs': dictionary 'nope'"),
+        ({"design": {"type": "category", "description": "d"}}, r"field 'design':.*`values`"),
+        ({"n": {"type": "number", "kind": "weight", "description": "d"}}, r"field 'n': kind"),
+        ({"n": {"type": "text", "unit": "kg", "description": "d"}}, r"field 'n':.*number fields only"),
+        ({"evidence": {"type": "text", "description": "d"}}, r"field 'evidence':.*reserved"),
+        ({"x": {"type": "text", "description": "d", "colour": "red"}}, r"field 'x': colour: Extra inputs"),
+        ({"x": {"type": "text", "description": "d", "graph": {"property": "a b"}}}, r"field 'x':.*plain identifier"),
+    ],
+)
+def test_a_bad_protocol_names_the_file_and_field(config: Path, fields: dict, message: str) -> None:
+    path = _write(config, fields)
+    with pytest.raises(ProtocolError, match=f"{path}.*{message}"):
+        load_protocol("review")
+
+
+def test_a_protocol_naming_a_missing_report_or_no_fields_is_refused(config: Path) -> None:
+    _write(config, {"x": {"type": "text", "description": "d"}}, reports=["absent"])
+    with pytest.raises(ProtocolError, match="report 'absent' does not exist"):
+        load_protocol("review")
+    (config / "protocols" / "review.yaml").write_text("- a list\n", encoding="utf-8")
+    with pytest.raises(ProtocolError, match=r"review.yaml:1: the top level is a list; it must be a review protocol"):
+        load_protocol("review")
+    (config / "protocols" / "review.yaml").write_text("title: no fields\n", encoding="utf-8")
+    with pytest.raises(ProtocolError, match="must be a mapping with `fields:`"):
+        load_protocol("review")
+    with pytest.raises(ProtocolError, match=r"No protocol 'absent'.*available: \['generic'"):
+        load_protocol("absent")
+
+
+def test_rows_of_another_protocol_are_stale() -> None:
+    generic, sample = load_protocol("generic"), load_protocol("pollution-cardio-ml")
+    rows = pd.DataFrame({"cluster_id": ["c1"], "protocol": [sample.fingerprint]})
+    sample.check_extracted(rows, "q")
+    with pytest.raises(StaleProtocolError, match=r"extracted with pollution-cardio-ml@.*now uses generic@.*--select"):
+        generic.check_extracted(rows, "q")
+    generic.check_extracted(rows.iloc[0:0], "q")  # nothing extracted: nothing stale
