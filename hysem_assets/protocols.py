@@ -237,12 +237,6 @@ class Protocol(BaseModel):
             name: build_dictionary(name, read_dictionary_file(path)) for name, path in self.dictionary_files().items()
         }
 
-    def entity_fields(self) -> list[ProtocolField]:
-        return [spec for spec in self.fields if spec.graph and spec.graph.node]
-
-    def property_fields(self) -> list[ProtocolField]:
-        return [spec for spec in self.fields if spec.graph and spec.graph.property]
-
     @cached_property
     def fingerprint(self) -> str:
         """Its name and a hash of its definition: rows extracted under another one are stale."""
