@@ -77,7 +77,7 @@ def cold(query: str, questions: list[str], repeat: int, cores: int) -> None:
 def run(query: str, repeat: int, cores: int) -> None:
     from hysem_assets.qa import answer_questions, load_questions
     from hysem_assets.qa.ask import read_tables
-    from hysem_assets.qa.engine import qa_engine
+    from hysem_assets.qa.engine import tables_engine
     from hysem_assets.resources import build_resources
     from hysem_assets.retrieval.search import search
 
@@ -85,15 +85,7 @@ def run(query: str, repeat: int, cores: int) -> None:
     resources = build_resources()
     settings = resources["answer_models"].settings
     tables = read_tables(query)  # the tables `hysem ask` reads, so both measure the same answers
-    with qa_engine(
-        resources,
-        query,
-        tables["vector_index"],
-        tables["library"],
-        tables["canonical_terms"],
-        tables["extracted_fields"],
-        tables["summary_tree"],
-    ) as engine:
+    with tables_engine(resources, query, tables) as engine:
         answer_questions(questions, engine)  # warm-up: model and stores loaded
         answers = [a for _ in range(repeat) for a in answer_questions(questions, engine)[0]]
         retriever = engine.retriever

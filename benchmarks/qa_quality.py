@@ -152,7 +152,7 @@ def overall(frame: pd.DataFrame) -> dict[str, float]:
 def run(path: Path, limit: int | None) -> None:
     from hysem_assets.environment import hysem_home
     from hysem_assets.qa import answer_question
-    from hysem_assets.qa.engine import qa_engine
+    from hysem_assets.qa.engine import tables_engine
     from hysem_assets.resources import build_resources
 
     labelled = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -163,15 +163,7 @@ def run(path: Path, limit: int | None) -> None:
     resources = build_resources()
     routed, baseline = [], []
     started = time.perf_counter()
-    with qa_engine(
-        resources,
-        query,
-        tables["vector_index"],
-        tables["library"],
-        tables["canonical_terms"],
-        tables["extracted_fields"],
-        tables["summary_tree"],
-    ) as engine:
+    with tables_engine(resources, query, tables) as engine:
 
         async def answer_all() -> None:
             try:

@@ -6,8 +6,7 @@ The names below load on first use, so a command that only reads the answer cache
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from hysem_assets.lazy import lazy_exports
 
 #: Each public name and the module of this package that holds it.
 _EXPORTS = {
@@ -35,10 +34,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)

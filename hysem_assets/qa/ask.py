@@ -107,7 +107,7 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
     if use_cache and (answer := cached_answer(query, key)) is not None:
         return answer, True
     from hysem_assets.qa.answer import answer_questions, readable
-    from hysem_assets.qa.engine import qa_engine
+    from hysem_assets.qa.engine import tables_engine
     from hysem_assets.resources import build_resources
 
     tables = read_tables(query)
@@ -117,15 +117,7 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
         resources["answer_models"] = type(models)(
             settings=models.settings.model_copy(update={"include_retracted": True})
         )
-    with qa_engine(
-        resources,
-        query,
-        tables["vector_index"],
-        tables["library"],
-        tables["canonical_terms"],
-        tables["extracted_fields"],
-        tables["summary_tree"],
-    ) as engine:
+    with tables_engine(resources, query, tables) as engine:
         answers, _ = answer_questions([question], engine)
     answer = readable(answers[0])
     remember_answer(query, key, answer)

@@ -206,3 +206,17 @@ def qa_engine(
         extracted=extracted,
         summary_tree=summary_tree,
     )
+
+
+def tables_engine(resources: Mapping[str, Any], query: str, tables: Mapping[str, pd.DataFrame | None]):
+    """:func:`qa_engine` over a partition's tables by asset name (``vector_index``, ``library``,
+    ``canonical_terms`` and, when present, ``extracted_fields`` and ``summary_tree``)."""
+    return qa_engine(
+        resources,
+        query,
+        tables["vector_index"],
+        tables["library"],
+        tables["canonical_terms"],
+        tables.get("extracted_fields"),
+        tables.get("summary_tree"),
+    )
