@@ -3,7 +3,7 @@
 Runs against a materialized sample partition: ``$HYSEM_HOME`` when it holds one, else the
 sample demo is materialized into a temporary ``HYSEM_HOME`` first (a few minutes). Each
 configured question (config/questions.yaml) is answered ``--repeat`` times after one warm-up
-pass. The baseline, measured in the same run, is hybrid retrieval alone (dense + BM25 RRF,
+pass. The baseline, measured in the same run, is hybrid retrieval alone (dense + BM25 fused in Qdrant,
 ``hysem_assets.retrieval.search``) for the same questions; the script prints answer latency
 against it and the share of answer time spent in retrieval (graph and symbolic route included).
 
@@ -75,17 +75,16 @@ def cold(query: str, questions: list[str], repeat: int, cores: int) -> None:
 
 
 def run(query: str, repeat: int, cores: int) -> None:
+    from hysem_assets.profile import load_profile
     from hysem_assets.qa import answer_questions, load_questions
     from hysem_assets.qa.ask import read_tables
     from hysem_assets.qa.engine import tables_engine
-    from hysem_assets.resources import build_resources
     from hysem_assets.retrieval.search import search
 
     questions = load_questions()[query]
-    resources = build_resources()
-    settings = resources["answer_models"].settings
+    settings = load_profile().assets
     tables = read_tables(query)  # the tables `hysem ask` reads, so both measure the same answers
-    with tables_engine(resources, query, tables) as engine:
+    with tables_engine(settings, query, tables) as engine:
         answer_questions(questions, engine)  # warm-up: model and stores loaded
         answers = [a for _ in range(repeat) for a in answer_questions(questions, engine)[0]]
         retriever = engine.retriever
@@ -97,10 +96,9 @@ def run(query: str, repeat: int, cores: int) -> None:
                     "hybrid",
                     question,
                     store=retriever.store,
-                    index=retriever.index,
                     embedder=retriever.embedder,
                     query=query,
-                    limit=settings.k,
+                    limit=settings.answers.k,
                 )
                 baseline.append(time.perf_counter() - started)
     total = [a["total_seconds"] for a in answers]

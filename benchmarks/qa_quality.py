@@ -151,19 +151,19 @@ def overall(frame: pd.DataFrame) -> dict[str, float]:
 
 def run(path: Path, limit: int | None) -> None:
     from hysem_assets.environment import hysem_home
+    from hysem_assets.profile import load_profile
     from hysem_assets.qa import answer_question
     from hysem_assets.qa.engine import tables_engine
-    from hysem_assets.resources import build_resources
 
     labelled = yaml.safe_load(path.read_text(encoding="utf-8"))
     query, labels = labelled["query"], labelled["questions"][:limit]
     assets = hysem_home() / "assets"
     tables = {name: pd.read_parquet(assets / name / f"{query}.parquet") for name in TABLES}
     expected = [expected_clusters(label.get("sources") or [], tables["deduped_corpus"]) for label in labels]
-    resources = build_resources()
+    settings = load_profile().assets
     routed, baseline = [], []
     started = time.perf_counter()
-    with tables_engine(resources, query, tables) as engine:
+    with tables_engine(settings, query, tables) as engine:
 
         async def answer_all() -> None:
             try:

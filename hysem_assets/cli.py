@@ -508,7 +508,7 @@ def eval_retrieval(folder: Path, method: str, split: str) -> None:
     """nDCG@10 and Recall@100 on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/).
 
     Uses the chunking, indexes and search of the vector_index asset and the QA stage;
-    hybrid is Reciprocal Rank Fusion (k = 60) of the dense and keyword lists.
+    hybrid is Qdrant's Reciprocal Rank Fusion (k = 60) of the dense and BM25 lists.
     """
     from hysem_assets.resources import build_resources
     from hysem_assets.retrieval.beir import evaluate_beir

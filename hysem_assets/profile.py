@@ -2,11 +2,13 @@
 
 A profile is a YAML file in ``resources/`` (the embedded default ``local``, the
 production example ``gpu``) chosen by ``HYSEM_PROFILE``. Every section here is a
-Dagster ``Config`` that forbids unknown keys, so a misspelled key fails when the
-profile is read, naming the file, the key and the keys allowed there, instead of
-falling back to a default. The sections become the config of the resources built
-in ``hysem_assets.resources``, where the UI shows them and the launchpad can
-override them. Secrets never live here: only the names of environment variables.
+pydantic model that forbids unknown keys, so a misspelled key fails when the profile is
+read, naming the file, the key and the keys allowed there, instead of falling back to a
+default. The sections become the config of the resources built in
+``hysem_assets.resources`` (as Dagster ``Config``), where the UI shows them and the
+launchpad can override them; reading a profile imports no Dagster, so a command that only
+reads one (``hysem ask``) starts quickly. Secrets never live here: only the names of
+environment variables.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from dagster import Config
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hysem_assets.environment import bundled_profiles, profile_path
 from hysem_assets.parsing.options import OcrEngine, Pipeline
 from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
@@ -30,7 +32,7 @@ TERM_THRESHOLD = 0.55
 GROUP_THRESHOLD = 0.85
 
 
-class _Section(Config):
+class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -149,11 +151,8 @@ class VectorIndexSettings(_Section):
     """``assets.vector_index``: the chunk store (Qdrant) and the chunking and embedding choices."""
 
     url: str | None = Field(None, description="Qdrant server URL (HYSEM_QDRANT_URL wins); none: embedded, in `path`.")
-    path: str | None = Field(None, description="Embedded store folder; none: $HYSEM_HOME/qdrant.")
-    collection: str = Field("chunks", description="Collection holding every query's chunks.")
-    keyword_dir: str | None = Field(
-        None, description="Keyword (BM25) indexes, one folder per query; none: $HYSEM_HOME/bm25."
-    )
+    path: str | None = Field(None, description="Qdrant Edge folder (embedded store); none: $HYSEM_HOME/qdrant.")
+    collection: str = Field("chunks", description="Collection holding every query's chunks (dense and BM25 vectors).")
     lock_timeout_s: float = Field(
         3600, ge=0, description="Seconds to wait for another process to close the embedded store."
     )
@@ -161,6 +160,11 @@ class VectorIndexSettings(_Section):
         None, description="sentence-transformers model name or folder; none: the packaged all-MiniLM-L6-v2."
     )
     device: str = Field("cpu", description="Torch device of the embedding model.")
+    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        "onnx",
+        description="How the CPU embeds: onnx (ONNX Runtime, torch's vectors, over twice as fast), onnx-int8 "
+        "(int8 weights, faster again, cosine ~0.99), torch (sentence-transformers); a GPU device runs torch.",
+    )
     batch_size: int = Field(64, ge=1, description="Chunks embedded per batch.")
     max_tokens: int = Field(200, ge=8, description="Chunk size in the model's tokens (MiniLM reads at most 256).")
     overlap: int = Field(40, ge=0, description="Tokens shared by consecutive chunks.")
@@ -294,3 +298,15 @@ def read_profile(path: Path) -> Profile:
         return Profile.model_validate(data)
     except ValidationError as exc:
         raise ProfileError(f"Profile {path} is invalid: {_describe(exc)}") from None
+
+
+def load_profile(name: str | None = None) -> Profile:
+    """Read and validate the active profile; errors name the file and what to fix."""
+    path = profile_path(name)
+    if not path.is_file():
+        available = sorted(p.stem for p in bundled_profiles().glob("*.yaml"))
+        raise ProfileError(
+            f"Profile file {path} does not exist. Set HYSEM_PROFILE to one of {available} "
+            "or to the path of a profile YAML file."
+        )
+    return read_profile(path)

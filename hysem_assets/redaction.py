@@ -160,7 +160,7 @@ class SecretFilter(logging.Filter):
 
 
 SECRET_FILTER = SecretFilter()
-_installed = False
+_installed: set[str] = set()
 
 
 def install() -> None:
@@ -168,14 +168,11 @@ def install() -> None:
 
     Records are masked when they are created (the log record factory), so whichever
     logger or handler later sees them, hysem's, a library's or Dagster's console, gets
-    masked text. Dagster attaches its events (failures, metadata) to a record only after
-    it is created, so the filter also sits on every Dagster log manager, where a record
-    passes before it reaches the run's event log and loggers.
+    masked text.
     """
-    global _installed
-    if _installed:
+    if "records" in _installed:
         return
-    _installed = True
+    _installed.add("records")
     create_record = logging.getLogRecordFactory()
 
     def masked_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
@@ -185,6 +182,17 @@ def install() -> None:
 
     logging.setLogRecordFactory(masked_record)
 
+
+def install_on_dagster() -> None:
+    """Also filter every Dagster log manager (idempotent): Dagster attaches its events
+    (failures, metadata) to a record only after it is created, and a record passes the
+    manager before it reaches the run's event log and loggers. Called where Dagster runs
+    (:func:`hysem_assets.resources.build_resources`), so a command that never runs Dagster
+    never imports it."""
+    install()
+    if "dagster" in _installed:
+        return
+    _installed.add("dagster")
     from dagster import DagsterLogManager
 
     initialize = DagsterLogManager.__init__

@@ -12,43 +12,58 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from dagster import ConfigurableResource, InitResourceContext
-from pydantic import Field, PrivateAttr
+from dagster import Config, ConfigurableResource, InitResourceContext
+from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
+from hysem_assets import profile as sections
 from hysem_assets import redaction
 from hysem_assets.embeddings import Encoder
-from hysem_assets.environment import bundled_profiles, profile_path
 from hysem_assets.mirror import MirrorServer, bundled_snapshot_dirs
-from hysem_assets.profile import (
-    AnswerSettings,
-    ExtractionSettings,
-    GraphSettings,
-    HttpSettings,
-    ParsingSettings,
-    PdfSettings,
-    Profile,
-    ProfileError,
-    SourceSettings,
-    TermsSettings,
-    TopicsSettings,
-    VectorIndexSettings,
-    read_profile,
-)
+from hysem_assets.profile import Profile, load_profile
 from hysem_assets.queries import METADATA_SOURCES, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.endpoints import base_url, fetch, lookup, needs_mirror, resolve_endpoint
 from hysem_assets.sources.lookups import LookupOutcome
 from hysem_assets.storage import ParquetStorage
-from hysem_assets.stores.connect import keyword_root, open_chunk_store, open_graph_store
+from hysem_assets.stores.chunks import ChunkVectors
+from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 
 if TYPE_CHECKING:  # imported where used: parsing pulls in Docling, which most steps never need
     from hysem_assets.fulltext.download import PdfLimits
     from hysem_assets.parsing import ParseOptions
     from hysem_assets.parsing.limits import WorkerLimits
+
+Section = TypeVar("Section", bound=BaseModel)
+
+
+def as_config(section: type[Section]) -> type[Section]:
+    """The profile section ``section`` as Dagster ``Config``, so the UI shows its fields and the
+    launchpad checks overrides; a subclass of the section that takes a section as it is."""
+
+    def from_section(cls: type, data: Any) -> Any:
+        return data.model_dump() if isinstance(data, section) and not isinstance(data, cls) else data
+
+    namespace = {
+        "__module__": __name__,
+        "__doc__": section.__doc__,
+        "_from_section": model_validator(mode="before")(classmethod(from_section)),
+    }
+    return type(section.__name__, (section, Config), namespace)
+
+
+SourceSettings = as_config(sections.SourceSettings)
+HttpSettings = as_config(sections.HttpSettings)
+PdfSettings = as_config(sections.PdfSettings)
+ParsingSettings = as_config(sections.ParsingSettings)
+ExtractionSettings = as_config(sections.ExtractionSettings)
+TopicsSettings = as_config(sections.TopicsSettings)
+TermsSettings = as_config(sections.TermsSettings)
+VectorIndexSettings = as_config(sections.VectorIndexSettings)
+GraphSettings = as_config(sections.GraphSettings)
+AnswerSettings = as_config(sections.AnswerSettings)
 
 MIRRORED_SOURCES = (*METADATA_SOURCES, "crossref", "unpaywall")
 #: The bundled mirror checks that a key is sent, as Scopus does, but any value passes.
@@ -177,16 +192,12 @@ class ChunkStore(ConfigurableResource):
 
     settings: VectorIndexSettings = Field(default_factory=VectorIndexSettings, description="Store, model, chunking.")
 
-    def open(self) -> QdrantChunkStore:
+    def open(self) -> ChunkVectors:
         return open_chunk_store(self.settings)
 
-    def keyword_root(self) -> Path:
-        """Where the keyword (BM25) indexes live, one folder per query."""
-        return keyword_root(self.settings)
-
     def encoder(self) -> Encoder:
-        """The model that embeds chunks and questions alike."""
-        return Encoder(self.settings.model, device=self.settings.device, batch_size=self.settings.batch_size)
+        """The model that embeds chunks and questions alike (see :func:`chunk_encoder`)."""
+        return chunk_encoder(self.settings)
 
 
 class GraphDatabase(ConfigurableResource):
@@ -204,23 +215,11 @@ class AnswerModels(ConfigurableResource):
     settings: AnswerSettings = Field(default_factory=AnswerSettings, description="Retrieval and models.")
 
 
-def load_profile(name: str | None = None) -> Profile:
-    """Read and validate the active profile; errors name the file and what to fix."""
-    path = profile_path(name)
-    if not path.is_file():
-        available = sorted(p.stem for p in bundled_profiles().glob("*.yaml"))
-        raise ProfileError(
-            f"Profile file {path} does not exist. Set HYSEM_PROFILE to one of {available} "
-            "or to the path of a profile YAML file."
-        )
-    return read_profile(path)
-
-
 def build_resources(profile: Profile | None = None) -> dict[str, Any]:
     """Every resource of the code location from one profile (default: the active one)."""
     profile = profile or load_profile()
     redaction.declare_profile_secrets(profile.model_dump())
-    redaction.install()
+    redaction.install_on_dagster()
     sections = profile.assets
     return {
         "io_manager": ParquetStorage(),

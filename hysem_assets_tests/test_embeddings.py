@@ -1,11 +1,19 @@
-"""The one sentence encoder: unit float32 vectors, progress, and one model load per process."""
+"""The one sentence encoder: unit float32 vectors, progress, one model load per process, and the
+ONNX backends (torch's vectors, in input order, from a file exported once)."""
 
 from __future__ import annotations
 
-import numpy as np
+import re
+from pathlib import Path
 
-from hysem_assets.embeddings import Encoder, load_encoder
+import numpy as np
+import pytest
+
+from hysem_assets import onnx_encoder
+from hysem_assets.embeddings import Encoder, load_encoder, profile_encoder
+from hysem_assets.environment import hysem_home
 from hysem_assets.minilm import MODEL_NAME, packaged_model_path
+from hysem_assets.sources.pubmed_xml import parse_efetch
 
 
 def test_vectors_are_unit_float32_rows_and_similar_texts_are_close() -> None:
@@ -31,3 +39,91 @@ def test_a_model_is_loaded_once_per_device_and_its_folder_reads_offline() -> Non
     folder = Encoder(packaged_model_path())
     assert folder.name == str(packaged_model_path())
     np.testing.assert_allclose(folder.encode(["PM2.5"]), default.encode(["PM2.5"]), atol=1e-6)
+
+
+def _abstract_texts(realdata: Path) -> list[str]:
+    """A real title, its abstract (past MiniLM's 256 tokens, so truncated) and its sentences: lengths mixed."""
+    path = realdata / "pubmed_metapub_efetch" / "23657305.xml"
+    record = parse_efetch(path.read_bytes(), str(path))[0]
+    sentences = [s for s in re.split(r"(?<=\.)\s+", record["abstract"]) if s]
+    return [record["abstract"], record["title"], *sentences, "PM2.5", ""]
+
+
+@pytest.fixture(scope="module")
+def onnx_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One HYSEM_HOME holding this module's ONNX exports: exporting is the slow part."""
+    return tmp_path_factory.mktemp("onnx_home")
+
+
+@pytest.mark.parametrize(("backend", "each", "mean"), [("onnx", 0.9999, 0.99999), ("onnx-int8", 0.96, 0.985)])
+def test_onnx_backends_give_the_torch_vectors_in_input_order(
+    backend: str, each: float, mean: float, realdata: Path, onnx_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    texts = _abstract_texts(realdata)
+    reference = Encoder().encode(texts)
+    encoder = Encoder(backend=backend, batch_size=64)
+    vectors = encoder.encode(texts)
+
+    assert vectors.dtype == np.float32 and vectors.shape == reference.shape and encoder.encoded == len(texts)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+    cosine = np.einsum("ij,ij->i", vectors, reference)
+    assert cosine.min() > each and cosine.mean() > mean, cosine
+    assert (np.argmax(vectors @ reference.T, axis=1) == np.arange(len(texts))).all()  # each row is its own text
+    assert encoder.token_spans("Ozone, PM2.5") == Encoder().token_spans("Ozone, PM2.5")
+
+
+def test_onnx_export_is_written_once_and_reused(onnx_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    first = Encoder(backend="onnx-int8").encode(["ozone exposure"])
+    folder = onnx_encoder.model_dir(packaged_model_path())
+    assert folder.parent == onnx_home / "models" and folder.name.startswith(f"{MODEL_NAME}-")
+    files = {path.name: path.stat().st_mtime_ns for path in folder.glob("*.onnx")}
+    assert set(files) == {"model.onnx", "model-int8.onnx"}
+
+    def no_export(*args: object) -> None:
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(onnx_encoder, "_export_fp32", no_export)
+    monkeypatch.setattr(onnx_encoder, "_quantize_int8", no_export)
+    monkeypatch.setattr(onnx_encoder, "_SESSIONS", {})  # as a new process: the session is read from disk
+    again = Encoder(backend="onnx-int8").encode(["ozone exposure"])
+    np.testing.assert_allclose(again, first, atol=1e-6)
+    assert {path.name: path.stat().st_mtime_ns for path in folder.glob("*.onnx")} == files
+
+
+def test_backends_are_checked_when_the_encoder_is_made(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown encoder backend 'tensorrt'"):
+        Encoder(backend="tensorrt")
+    with pytest.raises(ValueError, match="runs on the CPU"):
+        Encoder(backend="onnx", device="cuda:0")
+    with pytest.raises(ValueError, match="use backend torch"):
+        Encoder(str(tmp_path), backend="onnx")  # not a BERT folder
+
+
+def test_a_gpu_profile_embeds_with_torch_and_every_profile_caches() -> None:
+    gpu = profile_encoder(None, device="cuda:0", batch_size=256, backend="onnx")
+    cpu = profile_encoder(None, device="cpu", batch_size=64, backend="onnx")
+    assert (gpu.backend, cpu.backend) == ("torch", "onnx")
+    for encoder in (gpu, cpu):
+        assert encoder.cache is not None and encoder.cache.path.parent == hysem_home() / "vector_cache"
+
+
+def test_onnx_batches_by_token_count_and_pads_each_batch_to_its_longest(
+    onnx_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    real = onnx_encoder.session(packaged_model_path(), "onnx")
+    shapes: list[tuple[int, int, int]] = []
+
+    class Recording:
+        def run(self, outputs: list[str], feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+            shapes.append((*feed["input_ids"].shape, int(feed["attention_mask"].sum())))
+            return real.run(outputs, feed)
+
+    monkeypatch.setattr(onnx_encoder, "session", lambda folder, variant: Recording())
+    texts = [" ".join(["ozone"] * n) for n in (40, 1, 300, 3, 90, 2, 7, 100)]  # "ozone" is one token
+    vectors = Encoder(backend="onnx", batch_size=3).encode(texts)
+    # with [CLS] and [SEP], at most 256: 42 3 256 5 92 4 9 102; sorted, at most 3 texts and 256 padded tokens
+    assert shapes == [(3, 5, 3 + 4 + 5), (2, 42, 9 + 42), (2, 102, 92 + 102), (1, 256, 256)]
+    np.testing.assert_allclose(vectors, Encoder().encode(texts), atol=2e-5)

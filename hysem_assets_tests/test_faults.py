@@ -25,16 +25,15 @@ import pytest
 import yaml
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter, build_asset_context
 
+from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.parsing.assets import parsed_docs
 from hysem_assets.resources import PdfParser, load_profile
-from hysem_assets.retrieval.indexing import keyword_folder
-from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.runs.owner import PID_TAG
 from hysem_assets.runs.reclaim import pool_claims
 from hysem_assets.storage import asset_file
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 from hysem_assets_tests.parsing.bombs import decompression_bomb
 from hysem_assets_tests.paths import PROJECT_ROOT
 from hysem_assets_tests.processes import children, wait_for_children, wait_gone
@@ -105,7 +104,7 @@ def snapshot(home: Path) -> dict:
     """What a run leaves: the parsed documents, the chunk stores and the graph, compared as values."""
     parsed = pd.read_parquet(asset_file("parsed_docs", SAMPLE, home / "assets"))
     chunks = pd.read_parquet(asset_file("vector_index", SAMPLE, home / "assets"))
-    store = QdrantChunkStore(path=home / "qdrant", lock_timeout=60)
+    store = EdgeChunkStore(home / "qdrant", lock_timeout=60)
     try:
         points = sorted((pid, p.payload.get("content_hash")) for pid, p in store.points(SAMPLE, with_vectors=False))
     finally:
@@ -132,7 +131,6 @@ def snapshot(home: Path) -> dict:
         ),
         "chunks": len(chunks),
         "points": points,
-        "keyword_ids": KeywordIndex.load(keyword_folder(home / "bm25", SAMPLE)).ids,
         "graph": (nodes.to_dict("records"), edges.to_dict("records")),
         "graph_loaded": sorted(map(tuple, loaded[["kind", "type", "count"]].to_numpy().tolist())),
         "runs_in_progress": in_progress,
@@ -153,14 +151,18 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 
 def _forget_the_partition_index(home: Path) -> None:
-    """As before the first indexing: no points and no keyword index for the partition."""
-    store = QdrantChunkStore(path=home / "qdrant", lock_timeout=60)
+    """As before the first indexing: no points for the partition."""
+    store = EdgeChunkStore(home / "qdrant", lock_timeout=60)
     try:
         store.delete([pid for pid, _ in store.points(SAMPLE, with_vectors=False)])
         assert store.count(SAMPLE) == 0
     finally:
         store.close()
-    shutil.rmtree(keyword_folder(home / "bm25", SAMPLE))
+
+
+def _forget_the_parses(home: Path) -> None:
+    """As before the first parse: a re-run would read every document from the work cache, starting no worker."""
+    shutil.rmtree(home / "work_cache" / "parsed_docs")
 
 
 def _parse_workers_running(run: _Running) -> None:
@@ -169,7 +171,7 @@ def _parse_workers_running(run: _Running) -> None:
 
 
 CASES: dict[str, tuple[Callable[[Path], None] | None, Callable[[_Running], None]]] = {
-    "parsed_docs": (None, _parse_workers_running),
+    "parsed_docs": (_forget_the_parses, _parse_workers_running),
     "vector_index": (_forget_the_partition_index, lambda run: run.wait_for("chunks embedded")),
     "knowledge_graph": (None, lambda run: run.wait_for("knowledge_graph: ")),
 }
@@ -205,6 +207,7 @@ def test_kill_9_then_a_plain_rerun_equals_a_clean_run(clean: tuple[Path, dict], 
 
 def test_ctrl_c_stops_a_parsing_run_at_once_and_marks_it_failed(clean: tuple[Path, dict]):
     home, expected = clean
+    _forget_the_parses(home)
     run = _Running(home, "materialize", "--query", SAMPLE, "--select", "parsed_docs")
     try:
         _parse_workers_running(run)
@@ -232,6 +235,7 @@ def test_a_decompression_bomb_is_set_aside_while_the_other_documents_parse(tmp_p
             "doi": ["10.1/bomb", "10.1/paper"],
             "status": ["saved", "saved"],
             "path": [str(bomb), str(paper)],
+            "sha256": [file_sha256(bomb), file_sha256(paper)],
         }
     )
     parser = PdfParser(settings=load_profile("local").assets.parsed_docs)  # the embedded default's limits

@@ -29,7 +29,7 @@ from hysem_assets.redaction import (
     MASK,
     SecretFilter,
     declare_profile_secrets,
-    install,
+    install_on_dagster,
     redact,
     redact_event,
     redact_url,
@@ -188,7 +188,7 @@ def test_the_installed_filter_masks_what_assets_log_raise_and_record(
 ):
     """Text no capture site masked (a log line, a python logger, failure metadata) is masked on its way out."""
     key = keys["OPENALEX_API_KEY"]
-    install()
+    install_on_dagster()
 
     @asset
     def talkative(context) -> None:

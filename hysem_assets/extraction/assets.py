@@ -11,6 +11,7 @@ from hysem_assets.environment import hysem_home
 from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync
 from hysem_assets.extraction.documents import EXTRACTION_RUN_COLUMNS
 from hysem_assets.extraction.evidence import evidence_for
+from hysem_assets.extraction.reuse import reader_of, reuse_or_extract
 from hysem_assets.llm import build_backend
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
@@ -18,6 +19,7 @@ from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.protocols import Protocol, protocol_for_query
 from hysem_assets.resources import FieldExtractor
+from hysem_assets.work_cache import WorkCache, work_id
 
 #: Types of the columns beside the fields, which a table of no works cannot infer.
 RUN_DTYPES = {
@@ -72,7 +74,8 @@ def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
     description=(
         "The fields of the query's review protocol (config/protocols) per work, each value with its evidence "
         "sentence, extracted chunk by chunk with the record merged so far in context and validated with pydantic; "
-        "full text where parsed, else title and abstract."
+        "full text where parsed, else title and abstract. A work read before from the same text with the same "
+        "protocol and model settings is read from the work cache."
     ),
     kinds={"python", "parquet"},
 )
@@ -87,15 +90,16 @@ def extracted_fields(
     fields = protocol.extraction_fields()
     backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields", protocol=protocol)
     documents = documents_to_extract(deduped_corpus, parsed_docs)
-    context.log.info(
-        f"Extracting {len(fields)} fields of protocol {protocol.name} from {len(documents):,} works "
-        f"with {backend.model}"
-    )
     progress = Progress(context.log, "extracted_fields", unit="documents")
     started = time.monotonic()
-    try:
+
+    def extract(chosen: list[Document]) -> list[dict]:
+        context.log.info(
+            f"Extracting {len(fields)} fields of protocol {protocol.name} from {len(chosen):,} of "
+            f"{len(documents):,} works (the others extracted before, read from the cache) with {backend.model}"
+        )
         results = extract_documents_sync(
-            documents,
+            chosen,
             fields,
             backend,
             chunk_tokens=settings.chunk_tokens,
@@ -104,17 +108,29 @@ def extracted_fields(
             max_attempts=settings.max_attempts,
             progress=progress,
         )
+        return [
+            {
+                **result.as_row(),
+                "evidence": json.dumps(evidence_for(document.text, protocol, result.values), ensure_ascii=False),
+            }
+            for document, result in zip(chosen, results, strict=True)
+        ]
+
+    try:
+        run = reuse_or_extract(
+            WorkCache("extracted_fields"),
+            context.partition_key,
+            [work_id(doi, cluster_id) for doi, cluster_id in zip(deduped_corpus["doi"], deduped_corpus["cluster_id"])],
+            documents,
+            reader_of(protocol.fingerprint, backend.model, settings),
+            extract,
+        )
     finally:
         progress.close()
-    columns = ["doc_id", *(field.name for field in fields), *EXTRACTION_RUN_COLUMNS]
-    table = pd.DataFrame([result.as_row() for result in results], columns=columns)
-    table = table.rename(columns={"doc_id": "cluster_id"})
+    table = pd.DataFrame(run.rows, columns=[*(field.name for field in fields), *EXTRACTION_RUN_COLUMNS, "evidence"])
+    table.insert(0, "cluster_id", [document.doc_id for document in documents])
     table.insert(1, "text_source", [document.metadata["text_source"] for document in documents])
     table.insert(2, "protocol", protocol.fingerprint)
-    table["evidence"] = [
-        json.dumps(evidence_for(document.text, protocol, result.values), ensure_ascii=False)
-        for document, result in zip(documents, results, strict=True)
-    ]
     field_names = [field.name for field in fields]
     table = typed_columns(table, protocol)
     table = typed_when_empty(table, RUN_DTYPES)
@@ -133,6 +149,7 @@ def extracted_fields(
             "tokenizer": TOKENIZER_NAME,
             **backend.usage.as_metadata(),
             "seconds": round(time.monotonic() - started, 2),
+            **run.changes.as_metadata(),
             "statuses": MetadataValue.json(table["status"].value_counts().to_dict()),
             "filled_per_field": MetadataValue.json(filled),
             "preview": table_preview(table, ["cluster_id", "text_source", *field_names[:3]], rows=8),

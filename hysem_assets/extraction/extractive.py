@@ -174,8 +174,10 @@ class ExtractiveBackend:
         """Nothing to release: the encoder stays loaded for the process."""
 
 
-def _settings_fingerprint(config: ExtractiveConfig) -> str:
-    settings = [RULES_VERSION, config.embedding_model, config.sentences, config.min_similarity]
+def _settings_fingerprint(config: ExtractiveConfig, dictionaries: Mapping[str, Path]) -> str:
+    """Rules, settings and the dictionaries' contents: a dictionary edit changes answers as a rule change does."""
+    contents = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sorted(dictionaries.items())}
+    settings = [RULES_VERSION, config.embedding_model, config.sentences, config.min_similarity, contents]
     return hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:12]
 
 
@@ -190,7 +192,7 @@ def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) ->
         device=config.device,
         sentences=config.sentences,
         min_similarity=config.min_similarity,
-        fingerprint=_settings_fingerprint(config),
+        fingerprint=_settings_fingerprint(config, files),
     )
 
 

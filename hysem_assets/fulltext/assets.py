@@ -23,6 +23,7 @@ from hysem_assets.environment import MISSING_CONTACT, api_key, config_dir, hysem
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.fulltext.pdfs import download_pdfs
+from hysem_assets.fulltext.store import REUSED
 from hysem_assets.library.csl import render_citations, to_csl_item
 from hysem_assets.library.exports import write_exports
 from hysem_assets.library.table import library_table, load_citation_settings
@@ -32,10 +33,20 @@ from hysem_assets.partitions import queries_partitions
 from hysem_assets.progress import Progress
 from hysem_assets.queries import get_query
 from hysem_assets.resources import PdfFetcher, ScholarlyApis
+from hysem_assets.work_cache import WorkCache, WorkChanges, content_key, work_id
 
 
 def downloads_dir():
     return hysem_home() / "downloads" / "pdfs"
+
+
+def record_outcomes(partition: str, table: pd.DataFrame) -> WorkChanges:
+    """Each work's outcome (status, file hash) against the partition's last run; reused: files saved before."""
+    outcomes = {
+        work_id(row.doi, row.cluster_id): content_key(row.status, row.sha256)
+        for row in table[["cluster_id", "doi", "status", "sha256"]].itertuples()
+    }
+    return WorkCache("pdfs").record_run(partition, outcomes, reused=int((table["reason"] == REUSED).sum()))
 
 
 def invalid_saved_files(table: pd.DataFrame) -> list[str]:
@@ -59,7 +70,8 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
     description=(
         "One row per work: its open-access PDF from Unpaywall's locations (best first), streamed with a size "
         "cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the status "
-        "and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf)."
+        "and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf). "
+        "A PDF saved by an earlier run is reused while its file is unchanged."
     ),
     kinds={"python", "parquet", "pdf"},
 )
@@ -98,6 +110,7 @@ def pdfs(
             )
         ),
         "downloads_dir": MetadataValue.path(str(downloads_dir())),
+        **record_outcomes(context.partition_key, table).as_metadata(),
     }
     if len(problems):
         metadata["problems"] = table_preview(problems, ["doi", "status", "reason"], rows=30, width=160)

@@ -24,6 +24,8 @@ from hysem_assets.fulltext.outcome import Location, PdfOutcome
 
 #: Suffix of files still being written; whatever carries it is never a finished download.
 PARTIAL_SUFFIX = ".part"
+#: The reason of a row whose PDF an earlier run saved (and ``pdfs`` counts as reused).
+REUSED = "reused the copy downloaded earlier"
 _CHUNK = 1 << 20
 
 
@@ -119,5 +121,4 @@ def reuse(downloads_dir: Path, doi: str) -> PdfOutcome | None:
         return None
     if not intact:
         return None
-    reason = "reused the copy downloaded earlier"
-    return PdfOutcome("saved", reason, location, str(pdf), record["sha256"], record["bytes"])
+    return PdfOutcome("saved", REUSED, location, str(pdf), record["sha256"], record["bytes"])

@@ -1,4 +1,4 @@
-"""Knowledge stage assets: ``vector_index`` (Qdrant + BM25), ``knowledge_graph`` and saved reports."""
+"""Knowledge stage assets: ``vector_index`` (Qdrant, dense + BM25), ``knowledge_graph`` and saved reports."""
 
 import time
 
@@ -6,7 +6,7 @@ import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, AssetsDefinition, MetadataValue, Output, asset
 
 from hysem_assets.empty import NO_RECORDS, empty_note
-from hysem_assets.knowledge.build import build_partition_graph
+from hysem_assets.knowledge.build import article_digests, build_partition_graph
 from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions
 from hysem_assets.knowledge.reports import Report, load_reports, run_report
 from hysem_assets.knowledge.schema import graph_schema
@@ -20,6 +20,7 @@ from hysem_assets.resources import ChunkStore, GraphDatabase
 from hysem_assets.retrieval.chunking import FULL_TEXT, work_chunks
 from hysem_assets.retrieval.indexing import index_chunks, with_citations
 from hysem_assets.stores.graph import load_partition
+from hysem_assets.work_cache import WorkCache
 
 
 def dictionary_spellings(protocol: Protocol) -> dict[str, dict[str, str]]:
@@ -45,8 +46,8 @@ def citable_corpus(corpus: pd.DataFrame, library: pd.DataFrame, topics: pd.DataF
     description=(
         "Every work's chunks with their citations: its title and abstract in sentence windows (abstract-level "
         "evidence) and, when parsed, its full text in section-aware token chunks; embedded in batches into a "
-        "Qdrant collection (payload indexed by query) and a BM25 keyword index per partition; unchanged chunks "
-        "are not embedded again."
+        "Qdrant collection with dense and BM25 sparse vectors (payload indexed by query, work and section); "
+        "unchanged chunks are not embedded again."
     ),
     kinds={"python", "parquet", "qdrant"},
 )
@@ -74,7 +75,6 @@ def vector_index(
             query=context.partition_key,
             store=store,
             embedder=embedder,
-            keyword_root=chunk_store.keyword_root(),
             progress=progress,
         )
     finally:
@@ -91,6 +91,7 @@ def vector_index(
             "works_abstract_only": int(sum(FULL_TEXT not in level for level in levels)),
             "embedded": summary.embedded,
             "reused": summary.reused,
+            "written": summary.written,
             "deleted": summary.deleted,
             "model": embedder.name,
             "seconds": round(summary.seconds, 2),
@@ -109,7 +110,8 @@ def vector_index(
     description=(
         "The partition loaded into the graph store: Query, Article and Chunk nodes, the entity nodes and Article "
         "properties its review protocol declares, with their relationships, in one transaction; records that left "
-        "the query are detached."
+        "the query are detached. The whole partition is written each time; works_new, works_changed, "
+        "works_unchanged and works_dropped compare each work's rows with the last load."
     ),
     kinds={"python", "neo4j"},
     op_tags=GRAPH_STORE_TAG,
@@ -147,6 +149,7 @@ def knowledge_graph(
     finally:
         progress.close()
         store.close()
+    changes = WorkCache("knowledge_graph").record_run(context.partition_key, article_digests(graph), reused=0)
     rows = [("node", label, count) for label, count in summary.nodes.items()]
     rows += [("relationship", kind, count) for kind, count in summary.relationships.items()]
     table = pd.DataFrame(rows, columns=["kind", "type", "count"])
@@ -162,6 +165,7 @@ def knowledge_graph(
             "detached": summary.detached,
             "pruned": summary.pruned,
             "seconds": round(summary.seconds, 2),
+            **changes.as_metadata(),
             "loaded": MetadataValue.md(table.to_markdown(index=False)),
             "store_totals": MetadataValue.json(
                 {"nodes": summary.counts.nodes, "relationships": summary.counts.relationships}

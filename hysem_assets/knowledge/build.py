@@ -16,8 +16,11 @@ Inputs (one row each):
 
 from __future__ import annotations
 
+import json
 import math
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,7 @@ import pandas as pd
 
 from hysem_assets.knowledge.schema import MENTIONS, GraphSchema, PropertyType
 from hysem_assets.stores.graph import NodeBatch, PartitionGraph, RelationshipBatch, Row
+from hysem_assets.work_cache import content_key, work_id
 
 
 class GraphInputError(ValueError):
@@ -81,12 +85,12 @@ def coerce(value: Any, kind: PropertyType, where: str) -> Any:
 
 
 def article_key(doi: Any, cluster_id: Any) -> str:
-    """Articles are keyed by DOI (case-insensitive), by cluster id when there is none."""
-    if not is_missing(doi) and str(doi).strip():
-        return str(doi).strip().lower()
-    if is_missing(cluster_id) or not str(cluster_id).strip():
+    """Articles are keyed as works are from run to run (:func:`~hysem_assets.work_cache.work_id`): by DOI
+    (case-insensitive), by cluster id when there is none."""
+    no_doi = not isinstance(doi, str) or not doi.strip()
+    if no_doi and (is_missing(cluster_id) or not str(cluster_id).strip()):
         raise GraphInputError("a corpus record has neither a DOI nor a cluster id")
-    return str(cluster_id)
+    return work_id(doi, cluster_id)
 
 
 def _node_rows(schema: GraphSchema, label: str, records: Iterable[tuple[str, Mapping[str, Any]]]) -> NodeBatch:
@@ -189,3 +193,27 @@ def build_partition_graph(
         nodes=[batch for batch in nodes if batch.rows],
         relationships=[batch for batch in relationships if batch.rows],
     )
+
+
+def article_digests(graph: PartitionGraph) -> dict[str, str]:
+    """A content key per Article of the rows it owns: its node, its relationships, its chunks and their mentions.
+
+    Entity nodes are shared between articles and owned by none; each article's links to them
+    are its own. Comparing digests with the last load tells whose graph rows changed.
+    """
+    chunk_owner = {
+        row["dst"]: row["src"] for batch in graph.relationships if batch.type == "HAS_CHUNK" for row in batch.rows
+    }
+    owner_of: dict[str, Callable[[str], str | None]] = {"Article": lambda key: key, "Chunk": chunk_owner.get}
+    canonical = partial(json.dumps, sort_keys=True, default=str)
+    shares: dict[str | None, list[str]] = defaultdict(list)
+    for node in graph.nodes:
+        if node.label in owner_of:
+            for row in node.rows:
+                shares[owner_of[node.label](row["key"])].append(canonical([node.label, row]))
+    for link in graph.relationships:
+        end, label = ("src", link.source) if link.source in owner_of else ("dst", link.target)
+        if label in owner_of:
+            for row in link.rows:
+                shares[owner_of[label](row[end])].append(canonical([link.type, row]))
+    return {article: content_key(sorted(share)) for article, share in shares.items() if article is not None}

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hysem_assets.atomic import write_json
 from hysem_assets.llm.completion import Completion, Message
 
 
@@ -53,19 +52,10 @@ class ResponseCache:
         )
 
     def put(self, key: str, completion: Completion) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         stored = {
             "text": completion.text,
             "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens,
             "finish_reason": completion.finish_reason,
         }
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(stored, file, ensure_ascii=False)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_json(self._path(key), stored)

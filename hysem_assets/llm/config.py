@@ -113,3 +113,35 @@ def parse_backend_config(config: Mapping[str, Any]) -> BackendConfig:
         return _ADAPTER.validate_python(dict(config))
     except ValidationError as exc:
         raise BackendConfigError(f"Invalid LLM backend configuration: {exc}") from exc
+
+
+#: Keys that change where a backend is reached, how it is paced or where it runs, never what it answers.
+_TRANSPORT = frozenset(
+    {
+        "cache",
+        "cache_dir",
+        "max_concurrency",
+        "base_url",
+        "base_url_env",
+        "api_key_env",
+        "timeout_s",
+        "connect_timeout_s",
+        "max_retries",
+        "backoff_base_s",
+        "backoff_max_s",
+        "requests_per_second",
+        "device",
+        "tensor_parallel_size",
+        "gpu_memory_utilization",
+    }
+)
+
+
+def answer_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a backend description that change its answers, for keys of results kept on disk.
+
+    Every key counts but the transport ones, so a key added later invalidates kept results
+    rather than being silently ignored.
+    """
+    described = parse_backend_config(config).model_dump(mode="json")
+    return {key: value for key, value in described.items() if key not in _TRANSPORT}

@@ -6,11 +6,13 @@ import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
 from hysem_assets.empty import NO_RECORDS, empty_note, typed_when_empty
-from hysem_assets.parsing import parse_many
+from hysem_assets.parsing import ParsedDocument, parse_many
+from hysem_assets.parsing.reuse import reuse_or_parse
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.resources import PdfParser
+from hysem_assets.work_cache import WorkCache, work_id
 
 PARSED_COLUMNS = (
     "cluster_id",
@@ -56,33 +58,38 @@ PARSED_DTYPES = {
         "JSON; token count; pages; the parser used; status native, ocr, failed, too_large or resource_limit (over a "
         "limit of the profile), with the error that document met; "
         "lines dropped by named rules and lines restored. Docling's weight-free native "
-        "pipeline plus hysem's page reconstruction by default, the standard layout pipeline on GPUs in production."
+        "pipeline plus hysem's page reconstruction by default, the standard layout pipeline on GPUs in production. "
+        "A PDF parsed before with the same bytes and settings is read from the work cache."
     ),
     kinds={"python", "parquet", "docling"},
 )
 def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.DataFrame) -> Output[pd.DataFrame]:
     settings = pdf_parser.settings
     saved = pdfs[pdfs["status"] == "saved"].reset_index(drop=True)
-    context.log.info(
-        f"Parsing {len(saved):,} PDFs with the {settings.pipeline} pipeline on "
-        f"{', '.join(settings.devices) or 'cpu'} ({max(settings.workers, len(settings.devices))} workers)"
-    )
+    options, limits = pdf_parser.options(), pdf_parser.limits()
     progress = Progress(context.log, "parsed_docs", unit="documents")
     started = time.monotonic()
+
+    def parse(paths: list[str]) -> list[ParsedDocument]:
+        context.log.info(
+            f"Parsing {len(paths):,} of {len(saved):,} PDFs (the others parsed before, read from the cache) with the "
+            f"{settings.pipeline} pipeline on {', '.join(settings.devices) or 'cpu'} "
+            f"({max(settings.workers, len(settings.devices))} workers)"
+        )
+        return parse_many(paths, options, settings.devices, settings.workers, progress, limits=limits)
+
     try:
-        documents = parse_many(
-            saved["path"].tolist(),
-            pdf_parser.options(),
-            settings.devices,
-            settings.workers,
-            progress,
-            limits=pdf_parser.limits(),
+        run = reuse_or_parse(
+            WorkCache("parsed_docs"),
+            context.partition_key,
+            [(work_id(r.doi, r.cluster_id), r.path, r.sha256) for r in saved.itertuples()],
+            options,
+            limits,
+            parse,
         )
     finally:
         progress.close()
-    parsed = pd.DataFrame(
-        [d.to_record() for d in documents], columns=[c for c in PARSED_COLUMNS if c not in ("cluster_id", "doi")]
-    )
+    parsed = pd.DataFrame(run.rows, columns=[c for c in PARSED_COLUMNS if c not in ("cluster_id", "doi")])
     table = pd.concat([saved[["cluster_id", "doi"]], parsed], axis=1)[list(PARSED_COLUMNS)]
     table = typed_when_empty(table, PARSED_DTYPES)
     failed = table[table["error"].notna()]
@@ -90,6 +97,8 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
         context.log.warning(f"{row.doi or row.cluster_id}: {row.error}")
     ok = table[table["error"].isna()]
     pages = int(ok["pages"].sum())
+    fresh = table.loc[[not reused for reused in run.reused]]
+    parsed_pages = int(fresh.loc[fresh["error"].isna(), "pages"].sum())
     seconds = time.monotonic() - started
     metadata = {
         "dagster/row_count": len(table),
@@ -105,10 +114,11 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
         "restored_lines": int(ok["restored_lines"].sum()),
         "docling_order_pages": int(ok["docling_order_pages"].sum()),
         "pages": pages,
-        "pages_per_second": round(pages / seconds, 2) if seconds else 0.0,
+        "pages_per_second": round(parsed_pages / seconds, 2) if seconds else 0.0,
         "tokens": int(ok["token_count"].sum()),
         "tokenizer": str(ok["tokenizer"].iloc[0]) if len(ok) else "",
         "parser": str(table["parser"].iloc[0]) if len(table) else "",
+        **run.changes.as_metadata(),
     }
     if len(ok):
         metadata["first_document"] = MetadataValue.md(ok["markdown"].iloc[0][:3000])

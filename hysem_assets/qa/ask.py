@@ -2,7 +2,7 @@
 
 A new process pays for every import before it retrieves anything, so this path reads the
 partition's tables straight from their files (the IO manager's layout), builds the engine
-from the profile without loading Dagster's definitions or instance, and embeds with NumPy
+from the profile without importing Dagster (no resources, definitions or instance), and embeds with NumPy
 where the model allows (:func:`hysem_assets.embeddings.query_encoder`). Each answer is kept
 in the partition's answer cache: asked again against the same tables, settings and code, a
 question is read back without loading a model or a store. The key covers the files the
@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from hysem_assets.atomic import write_json
 from hysem_assets.environment import asset_file, hysem_home, profile_path
 
 #: Tables an answer needs; without them there is nothing to answer from.
@@ -78,12 +78,7 @@ def cached_answer(query: str, key: str) -> dict[str, Any] | None:
 
 def remember_answer(query: str, key: str, answer: dict[str, Any]) -> None:
     """Write the answer atomically, so a reader never sees half of it."""
-    folder = answer_cache_dir(query)
-    folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(answer, out, ensure_ascii=False, default=str)
-    os.replace(temporary, folder / f"{key}.json")
+    write_json(answer_cache_dir(query) / f"{key}.json", answer)
 
 
 def read_tables(query: str) -> dict[str, Any]:
@@ -106,18 +101,20 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
     key = cache_key(query, question, include_retracted=include_retracted)
     if use_cache and (answer := cached_answer(query, key)) is not None:
         return answer, True
+    from hysem_assets import redaction
+    from hysem_assets.profile import load_profile
     from hysem_assets.qa.answer import answer_questions, readable
     from hysem_assets.qa.engine import tables_engine
-    from hysem_assets.resources import build_resources
 
     tables = read_tables(query)
-    resources = build_resources()
+    profile = load_profile()
+    redaction.declare_profile_secrets(profile.model_dump())
+    redaction.install()
+    settings = profile.assets
     if include_retracted:
-        models = resources["answer_models"]
-        resources["answer_models"] = type(models)(
-            settings=models.settings.model_copy(update={"include_retracted": True})
-        )
-    with tables_engine(resources, query, tables) as engine:
+        answers = settings.answers.model_copy(update={"include_retracted": True})
+        settings = settings.model_copy(update={"answers": answers})
+    with tables_engine(settings, query, tables) as engine:
         answers, _ = answer_questions([question], engine)
     answer = readable(answers[0])
     remember_answer(query, key, answer)

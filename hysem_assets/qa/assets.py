@@ -22,6 +22,7 @@ from hysem_assets.environment import hysem_home
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.placement import GRAPH_STORE_TAG, gpu_step_tags
+from hysem_assets.profile import AssetSettings
 from hysem_assets.qa import (
     ANSWER_DTYPES,
     PREFERENCE_DTYPES,
@@ -90,9 +91,13 @@ def qa_answers(
 ) -> Iterator[Output]:
     questions = config.questions or questions_for(context.partition_key)
     context.log.info(f"Answering {len(questions)} questions for {context.partition_key!r}")
-    stores = {"answer_models": answer_models, "chunk_store": chunk_store, "graph_database": graph_database}
+    settings = AssetSettings(
+        answers=answer_models.settings,
+        vector_index=chunk_store.settings,
+        knowledge_graph=graph_database.settings,
+    )
     with qa_engine(
-        stores, context.partition_key, vector_index, library, canonical_terms, extracted_fields, summary_tree
+        settings, context.partition_key, vector_index, library, canonical_terms, extracted_fields, summary_tree
     ) as engine:
         answers, preferences = answer_questions(questions, engine)
     table = as_frame(answers, ANSWER_DTYPES)

@@ -1,4 +1,4 @@
-"""Building the QA engine from the ``answer_models`` resource and the stores.
+"""Building the QA engine from the profile's ``answers`` section and the stores.
 
 ``generator``, ``auditor`` and ``cypher`` are backend mappings: ``{backend: extractive}``
 and ``{backend: rules}`` are the embedded defaults (options next to ``backend``); any
@@ -21,7 +21,7 @@ from hysem_assets.knowledge.fields import mapping_vocabulary
 from hysem_assets.knowledge.mentions import merge_vocabularies
 from hysem_assets.knowledge.schema import GraphSchema, graph_schema
 from hysem_assets.llm import build_backend
-from hysem_assets.profile import AnswerSettings
+from hysem_assets.profile import AnswerSettings, AssetSettings
 from hysem_assets.protocols import Protocol, load_protocols, protocol_for_query
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.answer import QAEngine
@@ -32,11 +32,9 @@ from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
 from hysem_assets.qa.router import ModelRouter
 from hysem_assets.qa.sources import chunk_rows, library_records, retracted_works
 from hysem_assets.qa.terms import BroaderTerms, checked_broader_terms, entity_matchers
-from hysem_assets.resources import AnswerModels, ChunkStore, GraphDatabase
-from hysem_assets.retrieval.indexing import keyword_folder
-from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.stores.chunks import ChunkVectors
+from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 from hysem_assets.terms import SynonymDictionary
 
 
@@ -71,8 +69,7 @@ def build_engine(
     settings: AnswerSettings,
     *,
     query: str,
-    store: QdrantChunkStore,
-    index: KeywordIndex,
+    store: ChunkVectors,
     embedder: Encoder,
     graph: GraphStore | None,
     schema: GraphSchema,
@@ -91,7 +88,6 @@ def build_engine(
     retriever = Retriever(
         query=query,
         store=store,
-        index=index,
         embedder=embedder,
         graph=graph,
         matchers=entity_matchers(schema, spellings, broader),
@@ -137,12 +133,10 @@ def broader_terms(protocol: Protocol, dictionaries: Mapping[str, SynonymDictiona
 
 @contextmanager
 def open_engine(
-    models: AnswerModels,
+    settings: AssetSettings,
     *,
     query: str,
     protocol: Protocol,
-    chunk_store: ChunkStore,
-    graph_database: GraphDatabase | None,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
     canonical_terms: pd.DataFrame | None = None,
@@ -150,24 +144,19 @@ def open_engine(
     extracted: pd.DataFrame | None = None,
     summary_tree: pd.DataFrame | None = None,
 ) -> Iterator[QAEngine]:
-    """The engine over the stores of partition ``query``; stores are closed on exit.
-
-    ``chunk_store`` also gives the keyword folder and the encoder the chunks were indexed
-    with; without a ``graph_database`` there is no graph retrieval and no symbolic route.
-    """
+    """The engine over the stores of partition ``query`` (the profile's ``answers``,
+    ``vector_index`` and ``knowledge_graph`` sections); stores are closed on exit."""
     dictionaries = protocol.dictionaries()
     with ExitStack() as opened:  # chunk store first, then graph: the one order, so waiting never deadlocks
-        store = chunk_store.open()
+        store = open_chunk_store(settings.vector_index)
         opened.callback(store.close)
-        graph_store = graph_database.open() if graph_database is not None else None
-        if graph_store is not None:
-            opened.callback(graph_store.close)
+        graph_store = open_graph_store(settings.knowledge_graph)
+        opened.callback(graph_store.close)
         yield build_engine(
-            models.settings,
+            settings.answers,
             query=query,
             store=store,
-            index=KeywordIndex.load(keyword_folder(chunk_store.keyword_root(), query)),
-            embedder=query_encoder(chunk_store.encoder()),
+            embedder=query_encoder(chunk_encoder(settings.vector_index)),
             graph=graph_store,
             schema=graph_schema(load_protocols(), protocol),
             spellings=term_spellings(dictionaries, canonical_terms),
@@ -182,7 +171,7 @@ def open_engine(
 
 
 def qa_engine(
-    resources: Mapping[str, Any],
+    settings: AssetSettings,
     query: str,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
@@ -190,15 +179,12 @@ def qa_engine(
     extracted: pd.DataFrame | None = None,
     summary_tree: pd.DataFrame | None = None,
 ):
-    """The QA engine over the stores of one query (a context manager), from the ``answer_models``,
-    ``chunk_store`` and ``graph_database`` resources; ``extracted`` (``extracted_fields``) serves the
-    numeric route and ``summary_tree`` the global route."""
+    """The QA engine over the stores of one query (a context manager); ``extracted``
+    (``extracted_fields``) serves the numeric route and ``summary_tree`` the global route."""
     return open_engine(
-        resources["answer_models"],
+        settings,
         query=query,
         protocol=protocol_for_query(query),
-        chunk_store=resources["chunk_store"],
-        graph_database=resources["graph_database"],
         chunks=chunks,
         library=library,
         canonical_terms=terms,
@@ -208,11 +194,11 @@ def qa_engine(
     )
 
 
-def tables_engine(resources: Mapping[str, Any], query: str, tables: Mapping[str, pd.DataFrame | None]):
+def tables_engine(settings: AssetSettings, query: str, tables: Mapping[str, pd.DataFrame | None]):
     """:func:`qa_engine` over a partition's tables by asset name (``vector_index``, ``library``,
     ``canonical_terms`` and, when present, ``extracted_fields`` and ``summary_tree``)."""
     return qa_engine(
-        resources,
+        settings,
         query,
         tables["vector_index"],
         tables["library"],

@@ -1,5 +1,9 @@
 """Hybrid retrieval for questions: dense, keyword and graph rankings fused by Reciprocal Rank Fusion.
 
+The dense and BM25 lists come from the chunk store; the graph's list does not, so the three
+are fused here, with the k of Qdrant's own fusion, and each context chunk keeps which lists
+found it.
+
 The graph ranking follows the canonical terms a question names to the chunks that mention
 them. With two or more terms, chunks are preferred where all of them occur within ``h``
 chunks of each other in one article; ``h`` starts at ``hops`` and narrows while more than
@@ -24,10 +28,9 @@ from hysem_assets.embeddings import Encoder
 from hysem_assets.qa.retractions import split_retracted
 from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
 from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms
-from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.retrieval.search import Hit, dense_search, keyword_search, reciprocal_rank_fusion
+from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.graph import GraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 
 MENTIONS_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(:Article)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(t) "
@@ -53,8 +56,7 @@ class Retriever:
     """The partition's stores and the chunk table and library that turn hits into citable context."""
 
     query: str
-    store: QdrantChunkStore
-    index: KeywordIndex
+    store: ChunkVectors
     embedder: Encoder
     graph: GraphStore | None
     matchers: Mapping[str, QuestionMatcher]
@@ -133,7 +135,7 @@ def retrieve(question: str, retriever: Retriever) -> Retrieval:
     terms = recognise_terms(question, retriever.matchers)
     scored = dense_search(retriever.store, retriever.embedder, question, query=retriever.query, limit=settings.depth)
     dense = [hit for hit in scored if hit.score >= settings.min_dense_score]
-    keyword = keyword_search(retriever.index, question, limit=settings.depth)
+    keyword = keyword_search(retriever.store, question, query=retriever.query, limit=settings.depth)
     graph, hops = graph_hits(retriever, terms)
     rankings = {"dense": dense, "keyword": keyword, "graph": graph}
     fused = reciprocal_rank_fusion(list(rankings.values()), limit=settings.depth)

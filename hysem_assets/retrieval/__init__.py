@@ -1,1 +1,1 @@
-"""Chunking, embeddings, dense and keyword indexes, fused search and BEIR evaluation."""
+"""Chunking, embeddings, the chunk index (dense and BM25 in Qdrant), search and BEIR evaluation."""

@@ -21,11 +21,10 @@ import pandas as pd
 
 from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.chunking import CHUNK_COLUMNS, content_hash
-from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
-from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.retrieval.indexing import index_chunks
 from hysem_assets.retrieval.metrics import ndcg_at_k, recall_at_k
 from hysem_assets.retrieval.search import METHODS, Method, search
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 
 DEPTH = 100
 
@@ -120,17 +119,11 @@ def evaluate_beir(
     embedder = embedder or Encoder()
     partition = "beir"
     with tempfile.TemporaryDirectory(dir=work_dir) as scratch:
-        store = QdrantChunkStore(path=Path(scratch) / "qdrant", collection="beir")
+        store = EdgeChunkStore(Path(scratch), collection="beir")
         try:
             index_chunks(
-                corpus_chunks(collection.corpus),
-                query=partition,
-                store=store,
-                embedder=embedder,
-                keyword_root=Path(scratch) / "bm25",
-                progress=progress,
+                corpus_chunks(collection.corpus), query=partition, store=store, embedder=embedder, progress=progress
             )
-            index = KeywordIndex.load(keyword_folder(Path(scratch) / "bm25", partition))
             judged = sorted(collection.qrels)
             results: dict[str, RetrievalMetrics] = {}
             for name in methods:
@@ -140,7 +133,6 @@ def evaluate_beir(
                         name,
                         collection.queries[query_id],
                         store=store,
-                        index=index,
                         embedder=embedder,
                         query=partition,
                         limit=DEPTH,

@@ -3,22 +3,20 @@
 A run killed while it writes the vector store leaves part of a partition there (36 of 147
 points, say), and nothing in the store says that the write stopped short. So completeness
 is judged against the chunk table (``vector_index``) the run meant to index: a point for
-every chunk with that chunk's content hash, no point of a chunk that is gone, and a keyword
-index of the same chunk ids. The check uses only what every chunk store offers (the
-points of a partition with their payloads), so it holds whatever engine keeps the vectors;
-a partition that fails it is rebuilt.
+every chunk with that chunk's content hash and no point of a chunk that is gone (each point
+carries both the dense and the BM25 vector, written together). The check uses only what every
+chunk store offers (the points of a partition with their payloads), so it holds whatever
+engine keeps the vectors; a partition that fails it is rebuilt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
-from hysem_assets.retrieval.keyword import KeywordIndex
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, point_id
+from hysem_assets.stores.chunks import ChunkVectors, point_id
 
 
 @dataclass(frozen=True)
@@ -30,15 +28,10 @@ class IndexState:
     missing: int
     extra: int
     outdated: int
-    keyword_ok: bool
-
-    @property
-    def vectors_ok(self) -> bool:
-        return not (self.missing or self.extra or self.outdated)
 
     @property
     def complete(self) -> bool:
-        return self.vectors_ok and self.keyword_ok
+        return not (self.missing or self.extra or self.outdated)
 
     def describe(self) -> str:
         problems = []
@@ -48,8 +41,6 @@ class IndexState:
             problems.append(f"{self.extra} points of chunks that are gone")
         if self.outdated:
             problems.append(f"{self.outdated} points embedded from older text")
-        if not self.keyword_ok:
-            problems.append("the keyword index does not match")
         return "; ".join(problems) or f"complete ({self.chunks} chunks)"
 
 
@@ -61,26 +52,19 @@ def expected_points(chunks: pd.DataFrame, query: str) -> dict[str, str]:
     }
 
 
-def index_state(
-    expected: Mapping[str, str], chunk_ids: list[str], *, query: str, store: QdrantChunkStore, keyword_folder: Path
-) -> IndexState:
-    """Compare the stored points and keyword index of ``query`` with the chunks they should hold."""
+def index_state(expected: Mapping[str, str], *, query: str, store: ChunkVectors) -> IndexState:
+    """Compare the stored points of ``query`` with the chunks they should hold."""
     stored = {pid: point.payload.get("content_hash") for pid, point in store.points(query, with_vectors=False)}
-    try:
-        keyword_ok = KeywordIndex.load(keyword_folder).ids == chunk_ids
-    except (FileNotFoundError, ValueError, OSError):
-        keyword_ok = False
     return IndexState(
         query=query,
         chunks=len(expected),
         missing=sum(pid not in stored for pid in expected),
         extra=sum(pid not in expected for pid in stored),
         outdated=sum(pid in stored and stored[pid] != digest for pid, digest in expected.items()),
-        keyword_ok=keyword_ok,
     )
 
 
-def drop_partition(store: QdrantChunkStore, query: str) -> int:
+def drop_partition(store: ChunkVectors, query: str) -> int:
     """Delete every point of ``query``, so that the next write starts from nothing; returns how many."""
     ids = [pid for pid, _ in store.points(query, with_vectors=False)]
     store.delete(ids)

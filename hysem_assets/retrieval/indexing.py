@@ -1,9 +1,10 @@
-"""Index a partition's chunks: vectors in Qdrant, BM25 on disk, embedding only what changed.
+"""Index a partition's chunks in Qdrant (dense and BM25 vectors), embedding only what changed.
 
 A stored point keeps the content hash and model name it was embedded from; a chunk whose
-hash and model match keeps its stored vector, so re-indexing after a small change costs
-only the changed chunks. Payloads are always rewritten (citations may have changed), and
-points of chunks that are gone are deleted. The written partition is then checked against
+hash and model match keeps its stored vector, and a point whose payload is unchanged too is
+not written at all, so re-indexing after a small change costs only the changed chunks (a
+changed citation or retraction rewrites the payload alone). Points of chunks that are gone
+are deleted. The written partition is then checked against
 the chunks (``completeness``) and rebuilt when the store does not hold exactly them.
 """
 
@@ -13,7 +14,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,7 @@ import pandas as pd
 
 from hysem_assets.embeddings import Encoder
 from hysem_assets.retrieval.completeness import drop_partition, index_state
-from hysem_assets.retrieval.keyword import KeywordIndex
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, VectorStoreError, point_id
+from hysem_assets.stores.chunks import ChunkVectors, VectorStoreError, point_id
 
 #: Chunk columns copied into each point's payload when present.
 PAYLOAD_COLUMNS = (
@@ -48,6 +47,8 @@ class IndexSummary:
     chunks: int
     embedded: int
     reused: int
+    #: points written: new, re-embedded, or with a changed payload (a citation, a retraction)
+    written: int
     deleted: int
     seconds: float
 
@@ -69,10 +70,6 @@ def with_citations(chunks: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
     return joined
 
 
-def keyword_folder(root: Path, query: str) -> Path:
-    return root / query
-
-
 def _native(value: Any) -> Any:
     if isinstance(value, np.generic):
         value = value.item()
@@ -85,12 +82,11 @@ def index_chunks(
     chunks: pd.DataFrame,
     *,
     query: str,
-    store: QdrantChunkStore,
+    store: ChunkVectors,
     embedder: Encoder,
-    keyword_root: Path,
     progress: Callable[[int, int], None] | None = None,
 ) -> IndexSummary:
-    """Make the partition's vectors and keyword index match ``chunks`` (see the module doc)."""
+    """Make the partition's points match ``chunks`` (see the module doc)."""
     started = time.perf_counter()
     store.ensure_collection(embedder.dimension)
     existing = dict(store.points(query))
@@ -109,7 +105,7 @@ def index_chunks(
     ]
 
     vectors = np.zeros((len(records), embedder.dimension), dtype=np.float32)
-    todo = []
+    todo, unchanged = [], set()
     for position, (point, payload) in enumerate(zip(ids, payloads, strict=True)):
         stored = existing.get(point)
         if (
@@ -119,6 +115,8 @@ def index_chunks(
             and len(stored.vector) == embedder.dimension
         ):
             vectors[position] = stored.vector
+            if stored.payload == payload:
+                unchanged.add(position)
         else:
             todo.append(position)
     for start in range(0, len(todo), ENCODE_SLICE):
@@ -127,29 +125,27 @@ def index_chunks(
         if progress:
             progress(start + len(positions), len(todo))
 
-    store.upsert(ids, vectors, payloads)
+    write = [p for p in range(len(records)) if p not in unchanged]
+    store.upsert([ids[p] for p in write], vectors[write], [texts[p] for p in write], [payloads[p] for p in write])
     current = set(ids)
     stale = [point for point in existing if point not in current]
     store.delete(stale)
-    chunk_ids = [p["chunk_id"] for p in payloads]
-    KeywordIndex.build(chunk_ids, texts).save(keyword_folder(keyword_root, query))
     expected = {point: payload["content_hash"] for point, payload in zip(ids, payloads, strict=True)}
-    state = index_state(
-        expected, chunk_ids, query=query, store=store, keyword_folder=keyword_folder(keyword_root, query)
-    )
-    if not state.vectors_ok:  # the store lost or kept writes it should not have: rebuild the partition
+    state = index_state(expected, query=query, store=store)
+    if not state.complete:  # the store lost or kept writes it should not have: rebuild the partition
         drop_partition(store, query)
-        store.upsert(ids, vectors, payloads)
-        state = index_state(
-            expected, chunk_ids, query=query, store=store, keyword_folder=keyword_folder(keyword_root, query)
-        )
+        store.upsert(ids, vectors, texts, payloads)
+        state = index_state(expected, query=query, store=store)
     if not state.complete:
         raise VectorStoreError(f"Indexing {query!r} left the stores incomplete: {state.describe()}")
+    if write or stale:
+        store.optimize()
     return IndexSummary(
         query=query,
         chunks=len(records),
         embedded=len(todo),
         reused=len(records) - len(todo),
+        written=len(write),
         deleted=len(stale),
         seconds=time.perf_counter() - started,
     )

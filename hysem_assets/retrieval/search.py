@@ -1,9 +1,10 @@
 """Dense, keyword and hybrid search over indexed chunks: the one retrieval path.
 
 The QA stage and the BEIR evaluation both call these functions, so a benchmark score is
-a score of what answers are built from. Hybrid is Reciprocal Rank Fusion: each list adds
-``1 / (k + rank)`` for every chunk it ranks, so agreement between the lists wins and no
-score scale has to be calibrated.
+a score of what answers are built from. Keyword search is BM25 over the chunk store's
+sparse vectors; hybrid is Reciprocal Rank Fusion of the dense and BM25 lists, run inside
+Qdrant (prefetch + RRF): each list adds ``1 / (k + rank)`` for every chunk it ranks, so
+agreement between the lists wins and no score scale has to be calibrated.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hysem_assets.embeddings import Encoder
-from hysem_assets.retrieval.keyword import KeywordIndex
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.stores.chunks import ChunkVectors, ScoredChunk
 
 Method = Literal["bm25", "dense", "hybrid"]
 METHODS: tuple[Method, ...] = ("bm25", "dense", "hybrid")
 RRF_K = 60
+#: Qdrant's fusion adds ``1 / (k + rank)`` counting ranks from 0; this k gives the standard
+#: ``1 / (60 + rank)`` counted from 1, as :func:`reciprocal_rank_fusion` does.
+QDRANT_RRF_K = RRF_K + 1
 #: How deep each list goes before fusion.
 FUSION_DEPTH = 100
 
@@ -29,19 +32,30 @@ class Hit:
     score: float
 
 
+def _hits(found: Sequence[ScoredChunk]) -> list[Hit]:
+    return [Hit(str(chunk.payload["chunk_id"]), chunk.score) for chunk in found]
+
+
 def dense_search(
-    store: QdrantChunkStore, embedder: Encoder, text: str, *, query: str | None = None, limit: int = 10
+    store: ChunkVectors, embedder: Encoder, text: str, *, query: str | None = None, limit: int = 10
+) -> list[Hit]:
+    return _hits(store.dense(embedder.encode([text])[0], query=query, limit=limit))
+
+
+def keyword_search(store: ChunkVectors, text: str, *, query: str | None = None, limit: int = 10) -> list[Hit]:
+    return _hits(store.keyword(text, query=query, limit=limit))
+
+
+def hybrid_search(
+    store: ChunkVectors, embedder: Encoder, text: str, *, query: str | None = None, limit: int = 10
 ) -> list[Hit]:
     vector = embedder.encode([text])[0]
-    return [Hit(str(p.payload["chunk_id"]), p.score) for p in store.search(vector, query=query, limit=limit)]
-
-
-def keyword_search(index: KeywordIndex, text: str, *, limit: int = 10) -> list[Hit]:
-    return [Hit(chunk_id, score) for chunk_id, score in index.search(text, limit=limit)]
+    return _hits(store.hybrid(vector, text, query=query, limit=limit, depth=max(limit, FUSION_DEPTH), k=QDRANT_RRF_K))
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hit]], *, k: int = RRF_K, limit: int = 10) -> list[Hit]:
-    """Fused ranking; ties go to the chunk with the better single rank, then by id."""
+    """Fused ranking of lists that do not all come from the store (the QA graph's list joins
+    them there); ties go to the chunk with the better single rank, then by id."""
     scores: dict[str, float] = {}
     best: dict[str, int] = {}
     for ranking in rankings:
@@ -53,27 +67,13 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hit]], *, k: int = RRF_K,
 
 
 def search(
-    method: Method,
-    text: str,
-    *,
-    store: QdrantChunkStore,
-    index: KeywordIndex,
-    embedder: Encoder,
-    query: str | None = None,
-    limit: int = 10,
+    method: Method, text: str, *, store: ChunkVectors, embedder: Encoder, query: str | None = None, limit: int = 10
 ) -> list[Hit]:
     """Top ``limit`` chunks for ``text`` by ``method``, within partition ``query`` if given."""
     if method == "bm25":
-        return keyword_search(index, text, limit=limit)
+        return keyword_search(store, text, query=query, limit=limit)
     if method == "dense":
         return dense_search(store, embedder, text, query=query, limit=limit)
     if method == "hybrid":
-        depth = max(limit, FUSION_DEPTH)
-        return reciprocal_rank_fusion(
-            [
-                dense_search(store, embedder, text, query=query, limit=depth),
-                keyword_search(index, text, limit=depth),
-            ],
-            limit=limit,
-        )
+        return hybrid_search(store, embedder, text, query=query, limit=limit)
     raise ValueError(f"unknown retrieval method {method!r}; choose one of {', '.join(METHODS)}")

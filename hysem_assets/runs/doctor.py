@@ -79,6 +79,7 @@ def run_findings(instance: DagsterInstance) -> list[Finding]:
 def store_findings(resources: dict[str, Any]) -> list[Finding]:
     """Who holds the embedded stores' locks (a dead process never does: its lock ends with it)."""
     from hysem_assets.environment import hysem_home
+    from hysem_assets.stores.connect import chunk_store_folder
     from hysem_assets.stores.locking import lock_holder
 
     stores = []
@@ -87,7 +88,7 @@ def store_findings(resources: dict[str, Any]) -> list[Finding]:
         stores.append(("graph store", Path(graph.path) if graph.path else hysem_home() / "graph" / "kg.lbug"))
     vectors = resources["chunk_store"].settings
     if not vectors.url:
-        stores.append(("chunk store", Path(vectors.path) if vectors.path else hysem_home() / "qdrant"))
+        stores.append(("chunk store", chunk_store_folder(vectors) / vectors.collection))
     findings = []
     for what, path in stores:
         if not path.exists():
@@ -99,13 +100,13 @@ def store_findings(resources: dict[str, Any]) -> list[Finding]:
 
 
 def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
-    """Partitions whose vector store or keyword index does not hold exactly their chunk table."""
+    """Partitions whose chunk store does not hold exactly their chunk table."""
     from hysem_assets.partitions import queries_partitions
     from hysem_assets.retrieval.completeness import expected_points, index_state
-    from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
+    from hysem_assets.retrieval.indexing import index_chunks
     from hysem_assets.storage import asset_file
+    from hysem_assets.stores.chunks import VectorStoreError
     from hysem_assets.stores.connect import open_chunk_store
-    from hysem_assets.stores.qdrant_chunks import VectorStoreError
 
     chunk_store = resources["chunk_store"]
     partitions = [
@@ -121,27 +122,14 @@ def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -
     try:
         for query in partitions:
             chunks = pd.read_parquet(asset_file("vector_index", query))
-            folder = keyword_folder(chunk_store.keyword_root(), query)
-            state = index_state(
-                expected_points(chunks, query),
-                [str(c) for c in chunks["chunk_id"]],
-                query=query,
-                store=store,
-                keyword_folder=folder,
-            )
+            state = index_state(expected_points(chunks, query), query=query, store=store)
             if state.complete:
                 continue
 
             def rebuild(query: str = query, chunks: pd.DataFrame = chunks) -> str:
                 store = chunk_store.open()
                 try:
-                    summary = index_chunks(
-                        chunks,
-                        query=query,
-                        store=store,
-                        embedder=chunk_store.encoder(),
-                        keyword_root=chunk_store.keyword_root(),
-                    )
+                    summary = index_chunks(chunks, query=query, store=store, embedder=chunk_store.encoder())
                 finally:
                     store.close()
                 return f"Rebuilt the chunk stores of {query!r}: {summary.chunks} chunks ({summary.embedded} embedded again)."

@@ -1,1 +1,1 @@
-"""Graph stores (Neo4j, embedded ladybug) and the chunk vector store (Qdrant)."""
+"""Graph stores (Neo4j, embedded ladybug) and the chunk store (Qdrant Edge, or a Qdrant server)."""

@@ -1,4 +1,4 @@
-"""Open the configured stores: the graph store and the chunk store with its keyword indexes.
+"""Open the configured stores: the graph store and the chunk store (Qdrant Edge or a server).
 
 Server addresses and secrets from the environment (``HYSEM_NEO4J_URI``,
 ``HYSEM_NEO4J_PASSWORD``, ``HYSEM_QDRANT_URL``, ``HYSEM_QDRANT_API_KEY``) win over the
@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hysem_assets.embeddings import Encoder, profile_encoder
 from hysem_assets.environment import hysem_home
 from hysem_assets.profile import GraphSettings, VectorIndexSettings
+from hysem_assets.retrieval.migration import local_mode_files, migrate_local_mode
+from hysem_assets.stores.chunks import ChunkVectors
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 
 
 def open_graph_store(settings: GraphSettings) -> GraphStore:
@@ -31,15 +34,29 @@ def open_graph_store(settings: GraphSettings) -> GraphStore:
     return LadybugGraphStore(path, buffer_pool_mb=settings.buffer_pool_mb, lock_timeout=settings.lock_timeout_s)
 
 
-def open_chunk_store(settings: VectorIndexSettings) -> QdrantChunkStore:
+def chunk_store_folder(settings: VectorIndexSettings) -> Path:
+    return Path(settings.path) if settings.path else hysem_home() / "qdrant"
+
+
+def open_chunk_store(settings: VectorIndexSettings) -> ChunkVectors:
+    """A Qdrant server when a URL is set (``qdrant-client``), else Qdrant Edge in a folder."""
     url = os.environ.get("HYSEM_QDRANT_URL") or settings.url
     if url:
+        from hysem_assets.stores.qdrant_chunks import QdrantChunkStore  # the client only where a server is used
+
         return QdrantChunkStore(
-            url=url, api_key=os.environ.get("HYSEM_QDRANT_API_KEY") or None, collection=settings.collection
+            url, api_key=os.environ.get("HYSEM_QDRANT_API_KEY") or None, collection=settings.collection
         )
-    path = Path(settings.path) if settings.path else hysem_home() / "qdrant"
-    return QdrantChunkStore(path=path, collection=settings.collection, lock_timeout=settings.lock_timeout_s)
+    folder = chunk_store_folder(settings)
+    if local_mode_files(folder) is not None:  # written by an earlier version: moved into Edge once
+        migrate_local_mode(folder, lock_timeout=settings.lock_timeout_s)
+    return EdgeChunkStore(folder, collection=settings.collection, lock_timeout=settings.lock_timeout_s)
 
 
-def keyword_root(settings: VectorIndexSettings) -> Path:
-    return Path(settings.keyword_dir) if settings.keyword_dir else hysem_home() / "bm25"
+def chunk_encoder(settings: VectorIndexSettings) -> Encoder:
+    """The model that embeds a store's chunks and the questions searched against them: on the CPU
+    through the profile's backend, with vectors embedded before (any run, any partition) read from
+    ``$HYSEM_HOME/vector_cache``."""
+    return profile_encoder(
+        settings.model, device=settings.device, batch_size=settings.batch_size, backend=settings.embedding_backend
+    )

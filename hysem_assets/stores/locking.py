@@ -1,6 +1,6 @@
 """One process at a time on an embedded store, the others wait their turn.
 
-ladybug and Qdrant's local mode lock their files and refuse a second process outright,
+ladybug and Qdrant Edge lock their files and refuse a second process outright,
 so two runs of a backfill, or ``hysem ask`` during a run, would fail on whichever came
 second. Every opener first takes an exclusive lock on a file beside the store and waits
 for it; servers (Neo4j, Qdrant) need no lock and take none. The one opener of both stores

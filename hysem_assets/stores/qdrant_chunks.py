@@ -1,106 +1,82 @@
-"""Chunk vectors in Qdrant: local mode (a folder, no server) by default, a server by URL.
+"""Chunk vectors on a Qdrant server through ``qdrant-client``: the production chunk store.
 
-One collection holds every partition; each point's payload names its partition
-(``query``), and searches filter on it. A point's id derives from (partition, chunk id),
-so re-indexing a partition overwrites its points instead of adding copies.
+The collection layout, payload indexes and queries are those of the embedded store
+(:mod:`hysem_assets.stores.edge_chunks`); see :mod:`hysem_assets.stores.chunks` for both.
+``location`` is what ``QdrantClient`` takes: a server URL, or ``":memory:"`` for the
+client's own in-process emulation of the same API.
 """
 
 from __future__ import annotations
 
-import uuid
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from filelock import FileLock
 from qdrant_client import QdrantClient, models
 
-from hysem_assets.stores.locking import acquire_store_lock
+from hysem_assets.stores.chunks import (
+    DENSE,
+    INDEXED_FIELDS,
+    SEARCH_EF,
+    SPARSE,
+    UPSERT_BATCH,
+    ScoredChunk,
+    StoredPoint,
+    VectorStoreError,
+    fused_order,
+    sparse_document,
+    sparse_query,
+)
 
-_NAMESPACE = uuid.UUID("6f1c1f5e-7a39-4b8e-9d55-2a8f3c1b0e47")
-UPSERT_BATCH = 512
 
-
-class VectorStoreError(RuntimeError):
-    pass
-
-
-def point_id(query: str, chunk_id: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, f"{query}\x1f{chunk_id}"))
-
-
-def _in_partition(query: str) -> models.Filter:
+def _in_partition(query: str | None) -> models.Filter | None:
+    if query is None:
+        return None
     return models.Filter(must=[models.FieldCondition(key="query", match=models.MatchValue(value=query))])
 
 
-@dataclass(frozen=True)
-class StoredPoint:
-    payload: dict[str, Any]
-    vector: list[float]
+def _sparse(vector: Any) -> models.SparseVector:
+    return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
 
 
-@dataclass(frozen=True)
-class ScoredChunk:
-    payload: dict[str, Any]
-    score: float
+def _idf_over(query: str | None) -> models.SearchParams | None:
+    within = _in_partition(query)
+    return models.SearchParams(idf=models.IdfCorpusParams(corpus=within)) if within is not None else None
+
+
+def _scored(points: list[models.ScoredPoint]) -> list[ScoredChunk]:
+    return [ScoredChunk(dict(point.payload or {}), float(point.score)) for point in points]
 
 
 class QdrantChunkStore:
-    """A collection of chunk vectors; give ``url`` for a server, else ``path`` for local mode."""
+    """The collection ``collection`` on the Qdrant at ``location``."""
 
-    def __init__(
-        self,
-        *,
-        path: Path | None = None,
-        url: str | None = None,
-        api_key: str | None = None,
-        collection: str = "chunks",
-        lock_timeout: float = 3600,
-    ) -> None:
-        if (path is None) == (url is None):
-            raise VectorStoreError("give exactly one of path (local mode) and url (server)")
+    def __init__(self, location: str, *, api_key: str | None = None, collection: str = "chunks") -> None:
         self.collection = collection
-        self.location = url or str(path)
-        self.local = url is None
-        self._lock: FileLock | None = None
-        if url:
-            self.client = QdrantClient(url=url, api_key=api_key)
-            return
-        try:
-            self._lock = acquire_store_lock(Path(path), timeout=lock_timeout, what="Qdrant folder")
-        except TimeoutError as exc:
-            raise VectorStoreError(str(exc)) from exc
-        try:
-            self.client = QdrantClient(path=str(path))
-        except Exception:
-            self._lock.release()
-            raise
+        self.location = location
+        self.client = QdrantClient(location=location, api_key=api_key)
 
     def ensure_collection(self, dimension: int) -> None:
-        """Create the collection (cosine) with a payload index on ``query``; check the size."""
         if self.client.collection_exists(self.collection):
-            size = self.client.get_collection(self.collection).config.params.vectors.size  # type: ignore[union-attr]
+            vectors = self.client.get_collection(self.collection).config.params.vectors
+            size = vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else None
             if size != dimension:
                 raise VectorStoreError(
-                    f"Qdrant collection {self.collection!r} at {self.location} holds {size}-d vectors, "
+                    f"Qdrant collection {self.collection!r} at {self.location} holds {size}-d {DENSE!r} vectors, "
                     f"the model gives {dimension}-d: use another collection name or drop it"
                 )
             return
         self.client.create_collection(
-            self.collection, vectors_config=models.VectorParams(size=dimension, distance=models.Distance.COSINE)
+            self.collection,
+            vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
-        with warnings.catch_warnings():
-            # Local mode says payload indexes have no effect there; a server uses this one.
-            warnings.simplefilter("ignore", UserWarning)
+        for field in INDEXED_FIELDS:
             self.client.create_payload_index(
-                self.collection, field_name="query", field_schema=models.PayloadSchemaType.KEYWORD
+                self.collection, field_name=field, field_schema=models.PayloadSchemaType.KEYWORD
             )
 
     def points(self, query: str, *, with_vectors: bool = True, page: int = 1024) -> Iterator[tuple[str, StoredPoint]]:
-        """Every point of a partition: id and stored point."""
         offset = None
         while True:
             records, offset = self.client.scroll(
@@ -109,24 +85,30 @@ class QdrantChunkStore:
                 limit=page,
                 offset=offset,
                 with_payload=True,
-                with_vectors=with_vectors,
+                with_vectors=[DENSE] if with_vectors else False,
             )
             for record in records:
-                vector = record.vector if isinstance(record.vector, list) else []
-                yield str(record.id), StoredPoint(dict(record.payload or {}), vector)  # type: ignore[arg-type]
+                vectors = record.vector if isinstance(record.vector, dict) else {}
+                yield str(record.id), StoredPoint(dict(record.payload or {}), list(vectors.get(DENSE, [])))  # type: ignore[arg-type]
             if offset is None:
                 return
 
-    def upsert(self, ids: Sequence[str], vectors: np.ndarray, payloads: Sequence[Mapping[str, Any]]) -> None:
+    def upsert(
+        self, ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str], payloads: Sequence[Mapping[str, Any]]
+    ) -> None:
         for start in range(0, len(ids), UPSERT_BATCH):
             end = start + UPSERT_BATCH
+            dense = np.asarray(vectors[start:end], dtype=np.float32).tolist()
             self.client.upsert(
                 self.collection,
-                points=models.Batch(
-                    ids=list(ids[start:end]),
-                    vectors=np.asarray(vectors[start:end], dtype=np.float32).tolist(),
-                    payloads=[dict(p) for p in payloads[start:end]],
-                ),
+                points=[
+                    models.PointStruct(
+                        id=point, vector={DENSE: vector, SPARSE: _sparse(sparse_document(text))}, payload=dict(payload)
+                    )
+                    for point, vector, text, payload in zip(
+                        ids[start:end], dense, texts[start:end], payloads[start:end], strict=True
+                    )
+                ],
                 wait=True,
             )
 
@@ -134,23 +116,68 @@ class QdrantChunkStore:
         if ids:
             self.client.delete(self.collection, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
-    def search(self, vector: np.ndarray, *, query: str | None = None, limit: int = 10) -> list[ScoredChunk]:
-        """Nearest chunks to ``vector``, within one partition when ``query`` is given."""
+    def dense(
+        self, vector: np.ndarray, *, query: str | None = None, limit: int = 10, min_score: float | None = None
+    ) -> list[ScoredChunk]:
         found = self.client.query_points(
             self.collection,
             query=np.asarray(vector, dtype=np.float32).tolist(),
-            query_filter=_in_partition(query) if query is not None else None,
+            using=DENSE,
+            query_filter=_in_partition(query),
+            search_params=models.SearchParams(hnsw_ef=SEARCH_EF),
+            score_threshold=min_score,
             limit=limit,
             with_payload=True,
         )
-        return [ScoredChunk(dict(point.payload or {}), float(point.score)) for point in found.points]
+        return _scored(found.points)
+
+    def keyword(self, text: str, *, query: str | None = None, limit: int = 10) -> list[ScoredChunk]:
+        terms = sparse_query(text)
+        if not terms.indices:
+            return []
+        found = self.client.query_points(
+            self.collection,
+            query=_sparse(terms),
+            using=SPARSE,
+            query_filter=_in_partition(query),
+            search_params=_idf_over(query),
+            limit=limit,
+            with_payload=True,
+        )
+        return [chunk for chunk in _scored(found.points) if chunk.score > 0]
+
+    def hybrid(
+        self, vector: np.ndarray, text: str, *, query: str | None = None, limit: int = 10, depth: int = 100, k: int = 60
+    ) -> list[ScoredChunk]:
+        within = _in_partition(query)
+        prefetch = [
+            models.Prefetch(
+                query=np.asarray(vector, dtype=np.float32).tolist(),
+                using=DENSE,
+                filter=within,
+                params=models.SearchParams(hnsw_ef=SEARCH_EF),
+                limit=depth,
+            )
+        ]
+        terms = sparse_query(text)
+        if terms.indices:
+            prefetch.append(
+                models.Prefetch(query=_sparse(terms), using=SPARSE, filter=within, params=_idf_over(query), limit=depth)
+            )
+        found = self.client.query_points(
+            self.collection,
+            prefetch=prefetch,
+            query=models.RrfQuery(rrf=models.Rrf(k=k)),
+            limit=depth * len(prefetch),
+            with_payload=True,
+        )
+        return fused_order(_scored(found.points), limit)
 
     def count(self, query: str | None = None) -> int:
-        return self.client.count(
-            self.collection, count_filter=_in_partition(query) if query is not None else None, exact=True
-        ).count
+        return self.client.count(self.collection, count_filter=_in_partition(query), exact=True).count
+
+    def optimize(self) -> None:
+        """A server optimizes its segments by itself."""
 
     def close(self) -> None:
         self.client.close()
-        if self._lock is not None:
-            self._lock.release()

@@ -10,8 +10,6 @@ from dagster import DagsterInstance, build_asset_context
 from hysem_assets.knowledge.assets import vector_index
 from hysem_assets.profile import VectorIndexSettings
 from hysem_assets.resources import ChunkStore
-from hysem_assets.retrieval.indexing import keyword_folder
-from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets.retrieval.search import search
 
 QUERY = "no-pdfs"
@@ -46,7 +44,7 @@ NO_PDFS = pd.DataFrame({"cluster_id": pd.Series(dtype=object), "markdown": [], "
 
 
 def test_every_work_of_a_partition_without_pdfs_is_indexed_and_found(tmp_path: Path):
-    store = ChunkStore(settings=VectorIndexSettings(path=str(tmp_path / "qdrant"), keyword_dir=str(tmp_path / "bm25")))
+    store = ChunkStore(settings=VectorIndexSettings(path=str(tmp_path / "qdrant")))
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("queries", [QUERY])
         context = build_asset_context(partition_key=QUERY, instance=instance)
@@ -61,21 +59,17 @@ def test_every_work_of_a_partition_without_pdfs_is_indexed_and_found(tmp_path: P
     opened = store.open()
     try:
         assert len(dict(opened.points(QUERY))) == len(chunks)
-        index = KeywordIndex.load(keyword_folder(store.keyword_root(), QUERY))
         for method in ("dense", "bm25"):
             hits = search(
                 method,
                 "How much later do teenagers fall asleep after evening screen use?",
                 store=opened,
-                index=index,
                 embedder=store.encoder(),
                 query=QUERY,
                 limit=1,
             )
             assert hits[0].chunk_id.startswith("b:")
-        hits = search(
-            "hybrid", "cash transfer savings", store=opened, index=index, embedder=store.encoder(), query=QUERY, limit=1
-        )
+        hits = search("hybrid", "cash transfer savings", store=opened, embedder=store.encoder(), query=QUERY, limit=1)
         assert hits[0].chunk_id == "d:0"  # a work known by its title alone
     finally:
         opened.close()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 from dagster import DagsterInstance, build_asset_context
 
+from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.parsing.assets import PARSED_COLUMNS, parsed_docs
 from hysem_assets.resources import PdfParser
@@ -24,6 +25,7 @@ def test_each_row_says_native_ocr_or_failed_with_the_reason(tmp_path: Path):
             "doi": ["10.1/a", "10.1/b", "10.1/c"],
             "status": ["saved"] * 3,
             "path": [str(p) for p in paths],
+            "sha256": [file_sha256(p) for p in paths],
         }
     )
     with DagsterInstance.ephemeral() as instance:

@@ -22,11 +22,10 @@ from hysem_assets.profile import AnswerSettings
 from hysem_assets.qa import build_engine
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.terms import BroaderTerms
-from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
-from hysem_assets.retrieval.keyword import KeywordIndex
+from hysem_assets.retrieval.indexing import index_chunks
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 from hysem_assets_tests.knowledge.partition import QUERY, frames, schema
 
 EVIL_DOI = "10.6666/evil.2020.1"
@@ -60,8 +59,7 @@ SPELLINGS = {
 @dataclass
 class Partition:
     query: str
-    store: QdrantChunkStore
-    index: KeywordIndex
+    store: EdgeChunkStore
     graph: LadybugGraphStore
     schema: GraphSchema
     chunks: pd.DataFrame
@@ -72,7 +70,6 @@ class Partition:
             AnswerSettings.model_validate({"k": 4, **settings}),
             query=self.query,
             store=self.store,
-            index=self.index,
             embedder=embedder,
             graph=self.graph,
             schema=self.schema,
@@ -97,8 +94,8 @@ def build_partition(folder: Path, embedder: Encoder) -> Partition:
     vocabulary = merge_vocabularies(SPELLINGS)
     fields = {field: vocabulary.get(field, {}) for field in graph_schema.entity_fields()}
     with_mentions = chunks.assign(mentions=find_mentions(chunks["text"], fields))
-    store = QdrantChunkStore(path=folder / "qdrant")
-    index_chunks(chunks, query=QUERY, store=store, embedder=embedder, keyword_root=folder / "bm25")
+    store = EdgeChunkStore(folder / "qdrant")
+    index_chunks(chunks, query=QUERY, store=store, embedder=embedder)
     graph = LadybugGraphStore(folder / "kg.lbug")
     graph.ensure_schema(graph_schema)
     load_partition(
@@ -106,6 +103,4 @@ def build_partition(folder: Path, embedder: Encoder) -> Partition:
         graph_schema,
         build_partition_graph(graph_schema, QUERY, corpus=data["corpus"], fields=data["fields"], chunks=with_mentions),
     )
-    return Partition(
-        QUERY, store, KeywordIndex.load(keyword_folder(folder / "bm25", QUERY)), graph, graph_schema, chunks, library
-    )
+    return Partition(QUERY, store, graph, graph_schema, chunks, library)

@@ -17,9 +17,9 @@ from hysem_assets.embeddings import Encoder, query_encoder
 from hysem_assets.environment import asset_file
 from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.retrieval.indexing import index_chunks
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
 from hysem_assets_tests.knowledge.partition import frames
 
 QUERY = "air-pollution-cardio-ml"  # a declared query (its protocol), with tables of our own
@@ -28,7 +28,7 @@ PROBE = """
 import json, sys
 from hysem_assets.qa.ask import ask
 answer, cached = ask(sys.argv[1], sys.argv[2])
-heavy = ["torch", "sentence_transformers", "hysem_assets.definitions", "docling", "sklearn", "qdrant_client"]
+heavy = ["torch", "sentence_transformers", "dagster", "docling", "sklearn", "qdrant_client", "aiohttp"]
 print(json.dumps({"cached": cached, "loaded": [m for m in heavy if m in sys.modules], "answer": answer}))
 """
 
@@ -45,9 +45,9 @@ def home(tmp_path_factory: pytest.TempPathFactory, partition, embedder) -> Path:
     for name, table in tables.items():
         asset_file(name, QUERY, folder / "assets").parent.mkdir(parents=True, exist_ok=True)
         table.to_parquet(asset_file(name, QUERY, folder / "assets"))
-    store = QdrantChunkStore(path=folder / "qdrant")
+    store = EdgeChunkStore(folder / "qdrant")
     try:
-        index_chunks(partition.chunks, query=QUERY, store=store, embedder=embedder, keyword_root=folder / "bm25")
+        index_chunks(partition.chunks, query=QUERY, store=store, embedder=embedder)
     finally:
         store.close()
     (folder / "graph").mkdir()
@@ -76,7 +76,7 @@ def ask_in_new_process(home: Path, question: str = QUESTION) -> dict:
 def test_a_new_process_answers_without_torch_or_dagster_definitions_then_reads_the_cache(home: Path):
     first = ask_in_new_process(home)
     assert not first["cached"] and first["answer"]["claims"] > 0
-    assert set(first["loaded"]) == {"qdrant_client"}  # the store it searched; no torch, definitions or Docling
+    assert first["loaded"] == []  # Qdrant Edge is in-process Rust: no torch, qdrant-client, definitions or Docling
     again = ask_in_new_process(home, f"  {QUESTION} ")
     assert again["cached"] and again["loaded"] == []  # nothing heavy for a repeated question
     assert again["answer"]["markdown"] == first["answer"]["markdown"]

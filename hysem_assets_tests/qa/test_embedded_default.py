@@ -26,7 +26,6 @@ from hysem_assets.qa.loop import revise_until_approved
 from hysem_assets.qa.preferences import preference_records
 from hysem_assets.qa.retrieval import cooccurring_chunks
 from hysem_assets.qa.sources import ContextChunk, LibraryRecord, SourceMetadata
-from hysem_assets.retrieval.keyword import KeywordIndex
 from hysem_assets_tests.qa.corpus import EVIL_DOI, INJECTION
 
 COUNTING = "Which machine-learning methods are used in studies of ozone, and in how many articles?"
@@ -180,7 +179,6 @@ def test_a_partition_without_articles_says_there_is_no_evidence_in_it(partition,
     nothing = replace(
         partition,
         query="nothing-matches",
-        index=KeywordIndex.build([], []),
         chunks=partition.chunks.iloc[:0],
         library=partition.library.iloc[:0],
     )

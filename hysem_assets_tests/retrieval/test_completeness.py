@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -12,33 +11,29 @@ from hysem_assets.embeddings import Encoder
 from hysem_assets.environment import hysem_home
 from hysem_assets.instance import get_instance
 from hysem_assets.retrieval.completeness import expected_points, index_state
-from hysem_assets.retrieval.indexing import index_chunks, keyword_folder
+from hysem_assets.retrieval.indexing import index_chunks
 from hysem_assets.storage import asset_file, write_parquet
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets_tests.retrieval.test_indexing import DOCUMENTS, chunks_of
 
 
-def test_missing_extra_and_outdated_points_and_a_lost_keyword_index_are_seen(embedder: Encoder, tmp_path: Path):
+def test_missing_extra_and_outdated_points_are_seen(embedder: Encoder, tmp_path: Path):
     chunks = chunks_of(DOCUMENTS)
     expected, ids = expected_points(chunks, "q1"), list(chunks["chunk_id"])
-    store = QdrantChunkStore(path=tmp_path / "qdrant")
+    store = EdgeChunkStore(tmp_path / "qdrant")
     try:
-        index_chunks(chunks, query="q1", store=store, embedder=embedder, keyword_root=tmp_path / "bm25")
-        folder = keyword_folder(tmp_path / "bm25", "q1")
-        assert index_state(expected, ids, query="q1", store=store, keyword_folder=folder).complete
+        index_chunks(chunks, query="q1", store=store, embedder=embedder)
+        assert index_state(expected, query="q1", store=store).complete
         fewer = chunks.iloc[1:]  # the table lost a chunk the store still holds
-        state = index_state(
-            expected_points(fewer, "q1"), list(fewer["chunk_id"]), query="q1", store=store, keyword_folder=folder
-        )
-        assert (state.missing, state.extra, state.keyword_ok) == (0, 1, False)
+        state = index_state(expected_points(fewer, "q1"), query="q1", store=store)
+        assert (state.missing, state.extra, state.complete) == (0, 1, False)
         stored = [pid for pid, _ in store.points("q1", with_vectors=False)]
         store.delete(stored[:2])  # a write cut short
-        shutil.rmtree(folder)
-        state = index_state(expected, ids, query="q1", store=store, keyword_folder=folder)
-        assert (state.missing, state.extra, state.outdated, state.keyword_ok) == (2, 0, 0, False)
-        assert state.describe() == (
-            f"{len(ids) - 2} of {len(ids)} chunks in the vector store; the keyword index does not match"
-        )
+        state = index_state(expected, query="q1", store=store)
+        assert (state.missing, state.extra, state.outdated) == (2, 0, 0)
+        assert state.describe() == f"{len(ids) - 2} of {len(ids)} chunks in the vector store"
+        edited = chunks.assign(content_hash="changed")
+        assert index_state(expected_points(edited, "q1"), query="q1", store=store).outdated == len(ids) - 2
     finally:
         store.close()
 
@@ -47,9 +42,9 @@ def test_doctor_rebuilds_an_incomplete_chunk_store(embedder: Encoder):
     chunks = chunks_of(DOCUMENTS)
     get_instance().add_dynamic_partitions("queries", ["q1"])
     write_parquet(chunks, asset_file("vector_index", "q1"))
-    store = QdrantChunkStore(path=hysem_home() / "qdrant")
+    store = EdgeChunkStore(hysem_home() / "qdrant")
     try:
-        index_chunks(chunks, query="q1", store=store, embedder=embedder, keyword_root=hysem_home() / "bm25")
+        index_chunks(chunks, query="q1", store=store, embedder=embedder)
         store.delete([pid for pid, _ in store.points("q1", with_vectors=False)][:3])  # killed mid-write
     finally:
         store.close()

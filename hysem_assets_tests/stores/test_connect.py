@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from hysem_assets.profile import GraphSettings, VectorIndexSettings
-from hysem_assets.stores.connect import keyword_root, open_chunk_store, open_graph_store
+from hysem_assets.stores.connect import open_chunk_store, open_graph_store
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.neo4j_launcher import free_port
@@ -16,9 +17,8 @@ def test_embedded_defaults_live_under_hysem_home(isolated_home: Path) -> None:
     assert isinstance(store, LadybugGraphStore) and store.path == isolated_home / "graph" / "kg.lbug"
     store.close()
     chunks = open_chunk_store(VectorIndexSettings())
-    assert chunks.local and chunks.location == str(isolated_home / "qdrant")
+    assert isinstance(chunks, EdgeChunkStore) and chunks.location == str(isolated_home / "qdrant" / "chunks")
     chunks.close()
-    assert keyword_root(VectorIndexSettings()) == isolated_home / "bm25"
 
 
 def test_the_environment_overrides_the_neo4j_uri(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,9 +15,10 @@ from dagster import DagsterInstance, materialize
 from hysem_assets.cli import SAMPLE_QUERY
 from hysem_assets.definitions import defs
 from hysem_assets.knowledge.assets import report_assets
+from hysem_assets.stores.chunks import VectorStoreError
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore, VectorStoreError
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 #: Opens the store, says so, closes it when a line arrives on stdin, then waits for EOF.
@@ -27,13 +28,13 @@ from pathlib import Path
 from hysem_assets.knowledge.schema import graph_schema
 from hysem_assets.protocols import load_protocols
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets.stores.qdrant_chunks import QdrantChunkStore
+from hysem_assets.stores.edge_chunks import EdgeChunkStore
 kind, path = sys.argv[1], Path(sys.argv[2])
 if kind == "graph":
     store = LadybugGraphStore(path)
     store.ensure_schema(graph_schema(load_protocols()))
 else:
-    store = QdrantChunkStore(path=path)
+    store = EdgeChunkStore(path)
 print("holding", flush=True)
 sys.stdin.readline()
 store.close()
@@ -41,9 +42,20 @@ print("closed", flush=True)
 sys.stdin.read()
 """
 
+#: opener, folder or file name, error, and the path whose lock the opener takes
 STORES = {
-    "graph": (lambda path, timeout: LadybugGraphStore(path, lock_timeout=timeout), "kg.lbug", GraphStoreError),
-    "qdrant": (lambda path, timeout: QdrantChunkStore(path=path, lock_timeout=timeout), "qdrant", VectorStoreError),
+    "graph": (
+        lambda path, timeout: LadybugGraphStore(path, lock_timeout=timeout),
+        "kg.lbug",
+        GraphStoreError,
+        lambda path: path,
+    ),
+    "qdrant": (
+        lambda path, timeout: EdgeChunkStore(path, lock_timeout=timeout),
+        "qdrant",
+        VectorStoreError,
+        lambda path: path / "chunks",
+    ),
 }
 
 
@@ -63,7 +75,7 @@ def _holder(kind: str, path: Path) -> subprocess.Popen:
 def test_a_second_process_waits_until_the_store_is_closed(
     store_kind: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    open_store, name, _ = STORES[store_kind]
+    open_store, name, _, locked = STORES[store_kind]
     path = tmp_path / name
     holder = _holder(store_kind, path)
     opened: list = []
@@ -83,24 +95,24 @@ def test_a_second_process_waits_until_the_store_is_closed(
         store, opened_at = opened[0]
         assert opened_at >= released - 0.5
         store.close()
-        assert f"{path} is open in another process; waiting" in caplog.text
+        assert f"{locked(path)} is open in another process; waiting" in caplog.text
     finally:
         holder.communicate("")
 
 
 def test_a_store_held_past_the_timeout_is_a_clear_error(store_kind: str, tmp_path: Path) -> None:
-    open_store, name, error = STORES[store_kind]
+    open_store, name, error, locked = STORES[store_kind]
     path = tmp_path / name
     holder = _holder(store_kind, path)
     try:
-        with pytest.raises(error, match=f"{path} was still open in another process after 0 s.*lock_timeout_s"):
+        with pytest.raises(error, match=f"{locked(path)} was still open in another process after 0 s.*lock_timeout_s"):
             open_store(path, 0.3)
     finally:
         holder.communicate("\n")
 
 
 def test_closing_releases_the_store_within_one_process(store_kind: str, tmp_path: Path) -> None:
-    open_store, name, _ = STORES[store_kind]
+    open_store, name, _, _ = STORES[store_kind]
     for _ in range(2):
         open_store(tmp_path / name, 0).close()
 
