@@ -13,10 +13,11 @@ runs in NumPy (:mod:`hysem_assets.bert_numpy`) with the same weights and the sam
 to float32 rounding; :func:`query_encoder` picks it where it applies.
 
 Indexing on the CPU is faster through ONNX Runtime (:mod:`hysem_assets.onnx_encoder`):
-``backend="onnx"`` gives the same vectors, ``backend="onnx-int8"`` int8 weights, about twice
-the chunks per second of sentence-transformers on two cores, cosine about 0.99 to its vectors
-and nDCG@10 within 0.005 (README, "Embedding speed"). Both batch texts by token count and
-pad each batch to its longest, as sentence-transformers does. With a
+``backend="onnx"`` gives torch's vectors at about 1.5x the chunks per second of
+sentence-transformers on two cores, ``backend="onnx-int8"`` int8 weights at over 2x, with a
+cosine of about 0.99 to torch's vectors and nDCG@10 up to 0.009 lower (README, "Embedding
+speed"), so the profile's default is ``onnx``. Both sort texts by token count and pad each
+batch to its longest, as sentence-transformers does. With a
 :class:`~hysem_assets.vector_cache.VectorCache`, a text this model and backend embedded
 before, in any run or partition, is read back instead of computed.
 """
@@ -76,7 +77,7 @@ class Encoder:
         if backend in onnx_encoder.VARIANTS:
             if device != "cpu":
                 raise ValueError(f"the {backend} backend runs on the CPU; use backend torch on {device}")
-            onnx_encoder.load(self.location, backend)  # an unsupported model fails here, not mid-run
+            onnx_encoder.check(self.location, backend)  # an unsupported model fails here, not mid-run
         self.device = device
         self.batch_size = batch_size
         self.backend = backend
@@ -174,10 +175,11 @@ class Encoder:
 def query_encoder(encoder: Encoder) -> Encoder:
     """The same model for a process that embeds a few texts at a time: NumPy on the CPU when the
     model folder allows it (no torch import, the vectors of torch and ``onnx``; beside ``onnx-int8``
-    chunks, questions in float32 rank as well as in int8), else ``encoder`` itself."""
+    chunks, float32 questions ranked better than int8 ones), else ``encoder`` itself."""
     if encoder.backend == "numpy" or encoder.device != "cpu" or not bert_numpy.supported(Path(encoder.location)):
         return encoder
-    light = Encoder(encoder.location, device="cpu", batch_size=encoder.batch_size, backend="numpy", cache=encoder.cache)
+    # no vector cache: a few texts take milliseconds, less than hashing the model folder to find them
+    light = Encoder(encoder.location, device="cpu", batch_size=encoder.batch_size, backend="numpy")
     light.name = encoder.name
     return light
 

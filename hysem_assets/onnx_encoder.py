@@ -1,12 +1,14 @@
 """A sentence-transformers BERT model exported to ONNX and run by ONNX Runtime on the CPU.
 
-On two CPU cores ONNX Runtime runs the packaged all-MiniLM-L6-v2 faster than torch does
-(``benchmarks/embed_speed.py`` measures how much), from a file exported once per model:
-the folder's weights traced by ``torch.onnx.export``, with BERT's attention, GELU and layer
-norms fused by ONNX Runtime's transformer optimizer (``model.onnx``: the same vectors as
-torch, to float32 rounding), and optionally its matrix products given int8 weights, one
-scale per output channel, with activations quantized per batch (``model-int8.onnx``: about
-twice as fast again as fp32 is over torch, cosine about 0.99 to the fp32 vectors).
+On two CPU cores ONNX Runtime computes the packaged all-MiniLM-L6-v2's vectors faster than
+sentence-transformers on torch (``benchmarks/embed_speed.py``: 1.4-1.6x; int8 2.2-2.8x),
+from a file exported once per model: the folder's weights traced by ``torch.onnx.export``
+with mean pooling and normalisation, BERT's attention, GELU and layer norms then fused by
+ONNX Runtime's transformer optimizer (``model.onnx``: torch's vectors, to float32 rounding).
+``model-int8.onnx`` gives its matrix products int8 weights, one scale per output channel,
+and quantizes activations per call (cosine about 0.99 to the fp32 vectors). Much of the
+gain is in the batching: texts sorted by token count, a few hundred tokens per call so a
+layer's activations stay in the core's cache, one call per core at a time.
 
 Files live in ``$HYSEM_HOME/models/<name>-<hash of the model files>/``: a changed model is
 a new folder, and nothing is fetched from a hub. Exports are written to a temporary name and
@@ -27,6 +29,7 @@ import re
 import tempfile
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
@@ -45,10 +48,10 @@ if TYPE_CHECKING:
 #: Encoder backend name -> exported file.
 VARIANTS = {"onnx": "model.onnx", "onnx-int8": "model-int8.onnx"}
 OPSET = 17
-#: Padded tokens per ONNX Runtime call. Small batches keep a layer's activations in the CPU's
-#: cache: on two cores 256 tokens ran fp32 MiniLM 1.4x and int8 1.6x faster than 64 chunks at once.
+#: Padded tokens per ONNX Runtime call (one text at least). A layer's activations then stay in
+#: the core's cache: on two cores 256 tokens ran MiniLM about 1.4x faster than 64 chunks at once.
 TOKENS_PER_BATCH = 256
-_SESSIONS: dict[tuple[str, str, int], InferenceSession] = {}
+_SESSIONS: dict[tuple[str, str], InferenceSession] = {}
 _SESSIONS_LOCK = threading.Lock()
 
 
@@ -83,7 +86,7 @@ def model_dir(folder: Path) -> Path:
 
 
 def threads() -> int:
-    """Threads per session: ``OMP_NUM_THREADS`` when set, as torch reads it, else the CPUs this process may use."""
+    """Batches run at once: ``OMP_NUM_THREADS`` when set, as torch reads it, else the CPUs this process may use."""
     with suppress(ValueError):
         return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -179,6 +182,8 @@ def exported(folder: Path, variant: str) -> Path:
         return target
     directory.mkdir(parents=True, exist_ok=True)
     with FileLock(directory / ".export.lock"):
+        for leftover in directory.glob(".*.tmp"):  # of an export that was killed; no other is running now
+            leftover.unlink(missing_ok=True)
         fp32 = directory / VARIANTS["onnx"]
         if not fp32.is_file():
             _export_fp32(folder, fp32)
@@ -191,18 +196,18 @@ def exported(folder: Path, variant: str) -> Path:
 
 
 def session(folder: Path, variant: str) -> InferenceSession:
-    """One ONNX Runtime session per model file and thread count in this process."""
-    key = (fingerprint(str(folder)), variant, threads())
+    """One ONNX Runtime session per model file in this process. Each call runs on its caller's thread
+    alone: small batches, one per core at a time, outran two threads sharing each batch by about 10%
+    (fp32) and 20% (int8) on two cores, and no thread waits on another between batches."""
+    key = (fingerprint(str(folder)), variant)
     with _SESSIONS_LOCK:
         if key not in _SESSIONS:
             import onnxruntime as ort
 
             options = ort.SessionOptions()
-            options.intra_op_num_threads = key[2]
+            options.intra_op_num_threads = 1
             options.inter_op_num_threads = 1
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            # no busy-waiting between batches: the cores are shared with other steps
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             _SESSIONS[key] = ort.InferenceSession(
                 str(exported(folder, variant)), options, providers=["CPUExecutionProvider"]
             )
@@ -237,20 +242,33 @@ class OnnxEncoder:
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Unit vectors of ``texts`` in their order, computed shortest first in batches of at most
-        ``batch_size`` texts and :data:`TOKENS_PER_BATCH` padded tokens, each padded to its longest."""
+        ``batch_size`` texts (int8: one) and :data:`TOKENS_PER_BATCH` padded tokens, each padded to its
+        longest, one batch per core at a time."""
         encodings = self.tokenizer.encode_batch(texts)
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(lengths, kind="stable")
         runner = session(self.folder, self.variant)
-        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for rows in _batches(lengths[order], batch_size):
-            rows = order[rows]
+        # int8 scales each call's activations by their range: alone, a text's vector never depends on its neighbours
+        limit = 1 if self.variant == "onnx-int8" else batch_size
+        batches = [order[rows] for rows in _batches(lengths[order], limit)]
+
+        def run(rows: np.ndarray) -> np.ndarray:
             ids = np.zeros((len(rows), int(lengths[rows[-1]])), dtype=np.int64)
             for row, index in enumerate(rows):
                 ids[row, : lengths[index]] = encodings[index].ids
             mask = (np.arange(ids.shape[1]) < lengths[rows][:, None]).astype(np.int64)
             feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-            vectors[rows] = runner.run(["embedding"], feed)[0]
+            return runner.run(["embedding"], feed)[0]
+
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
+        workers = min(threads(), len(batches))
+        if workers > 1:  # ONNX Runtime releases the GIL while it computes
+            with ThreadPoolExecutor(workers, thread_name_prefix="onnx-encoder") as pool:
+                results = list(pool.map(run, batches))
+        else:
+            results = [run(rows) for rows in batches]
+        for rows, result in zip(batches, results, strict=True):
+            vectors[rows] = result
         return vectors
 
 
@@ -271,12 +289,17 @@ def _batches(sorted_lengths: np.ndarray, batch_size: int) -> list[slice]:
     return runs
 
 
-@lru_cache(maxsize=8)
-def load(folder: str, variant: str) -> OnnxEncoder:
-    """The encoder of ``folder`` (tokenizer now, session on first use), once per process."""
+def check(folder: str, variant: str) -> None:
+    """Raise ``ValueError`` unless ``folder`` is a model this module runs (reads three small files)."""
     if not bert_numpy.supported(Path(folder)):
         raise ValueError(
             f"the {variant} backend runs BERT models with mean pooling and normalised vectors from a local folder "
             f"(like the packaged all-MiniLM-L6-v2); {folder} is not one: use backend torch"
         )
+
+
+@lru_cache(maxsize=8)
+def load(folder: str, variant: str) -> OnnxEncoder:
+    """The encoder of ``folder`` (tokenizer now, session on first use), once per process."""
+    check(folder, variant)
     return OnnxEncoder(Path(folder), variant)
