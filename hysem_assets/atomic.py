@@ -8,19 +8,35 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
-def write_json(path: Path, value: Any) -> None:
-    """``value`` as UTF-8 JSON at ``path``, replacing it atomically; values JSON lacks are written as text."""
+@contextmanager
+def _replacing(path: Path, mode: str, **options: Any) -> Iterator[IO]:
+    """A file to write that takes the place of ``path`` only once the block ends without error."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump(value, file, ensure_ascii=False, default=str)
+        with os.fdopen(handle, mode, **options) as file:
+            yield file
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    """``value`` as UTF-8 JSON at ``path``, replacing it atomically; values JSON lacks are written as text."""
+    with _replacing(path, "w", encoding="utf-8") as file:
+        json.dump(value, file, ensure_ascii=False, default=str)
+
+
+def write_pickle(path: Path, value: Any) -> None:
+    """``value`` pickled at ``path``, replacing it atomically: fitted models kept for the next run."""
+    with _replacing(path, "wb") as file:
+        pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)

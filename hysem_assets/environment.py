@@ -38,6 +38,12 @@ def hysem_home() -> Path:
     return Path(os.environ.get("HYSEM_HOME", ".hysem")).expanduser().resolve()
 
 
+def models_dir() -> Path:
+    """Models exported for faster inference: ``HYSEM_MODELS_DIR`` (one folder several homes can share), else
+    ``$HYSEM_HOME/models``."""
+    return Path(os.environ.get("HYSEM_MODELS_DIR") or hysem_home() / "models").expanduser().resolve()
+
+
 def dagster_home() -> Path:
     return hysem_home() / "dagster"
 

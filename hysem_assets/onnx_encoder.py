@@ -10,8 +10,9 @@ and quantizes activations per call (cosine about 0.99 to the fp32 vectors). Much
 gain is in the batching: texts sorted by token count, a few hundred tokens per call so a
 layer's activations stay in the core's cache, one call per core at a time.
 
-Files live in ``$HYSEM_HOME/models/<name>-<hash of the model files>/``: a changed model is
-a new folder, and nothing is fetched from a hub. Exports are written to a temporary name and
+Files live in ``$HYSEM_HOME/models/<name>-<hash of the model files>/`` (under
+``$HYSEM_MODELS_DIR`` when set, which several homes can share): a changed model is a new
+folder, and nothing is fetched from a hub. Exports are written to a temporary name and
 renamed, under a file lock, so concurrent steps export once and never read half a file. A
 process keeps one session per model file, whatever ``HYSEM_HOME`` later says.
 
@@ -39,7 +40,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from hysem_assets import bert_numpy
-from hysem_assets.environment import hysem_home
+from hysem_assets.environment import models_dir
 from hysem_assets.minilm import MODEL_NAME, packaged_model_path
 
 if TYPE_CHECKING:
@@ -79,10 +80,10 @@ def fingerprint(folder: str) -> str:
 
 
 def model_dir(folder: Path) -> Path:
-    """``$HYSEM_HOME/models/<model name>-<16 hex of its fingerprint>``."""
+    """``<models_dir()>/<model name>-<16 hex of its fingerprint>`` (``$HYSEM_HOME/models`` by default)."""
     packaged = folder.resolve() == packaged_model_path().resolve()
     name = re.sub(r"[^\w.-]+", "-", MODEL_NAME if packaged else folder.resolve().name).strip("-") or "model"
-    return hysem_home() / "models" / f"{name}-{fingerprint(str(folder))[:16]}"
+    return models_dir() / f"{name}-{fingerprint(str(folder))[:16]}"
 
 
 def threads() -> int:

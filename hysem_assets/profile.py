@@ -162,7 +162,7 @@ class VectorIndexSettings(_Section):
     device: str = Field("cpu", description="Torch device of the embedding model.")
     embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
         "onnx",
-        description="How the CPU embeds: onnx (ONNX Runtime, torch's vectors, over twice as fast), onnx-int8 "
+        description="How the CPU embeds: onnx (ONNX Runtime, torch's vectors, about 1.5x as fast), onnx-int8 "
         "(int8 weights, faster again, cosine ~0.99), torch (sentence-transformers); a GPU device runs torch.",
     )
     batch_size: int = Field(64, ge=1, description="Chunks embedded per batch.")

@@ -11,10 +11,19 @@ import pytest
 from hysem_assets_tests.paths import PROJECT_ROOT, REALDATA
 
 
+@pytest.fixture(scope="session")
+def shared_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of exported models for the session: exporting takes seconds, and its tests use their own."""
+    return tmp_path_factory.mktemp("models")
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, shared_models: Path
+) -> Path:
     home = tmp_path_factory.mktemp("hysem_home")
     monkeypatch.setenv("HYSEM_HOME", str(home))
+    monkeypatch.setenv("HYSEM_MODELS_DIR", str(shared_models))
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     for variable in ("HYSEM_PROFILE", "NCBI_API_KEY", "OPENALEX_API_KEY", "SCOPUS_API_KEY", "HYSEM_MAILTO"):
         monkeypatch.delenv(variable, raising=False)

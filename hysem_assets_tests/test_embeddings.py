@@ -60,6 +60,7 @@ def test_onnx_backends_give_the_torch_vectors_in_input_order(
     backend: str, each: float, mean: float, realdata: Path, onnx_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    monkeypatch.delenv("HYSEM_MODELS_DIR")
     texts = _abstract_texts(realdata)
     reference = Encoder().encode(texts)
     encoder = Encoder(backend=backend, batch_size=64)
@@ -75,6 +76,7 @@ def test_onnx_backends_give_the_torch_vectors_in_input_order(
 
 def test_onnx_export_is_written_once_and_reused(onnx_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    monkeypatch.delenv("HYSEM_MODELS_DIR")  # the default place, in the home
     first = Encoder(backend="onnx-int8").encode(["ozone exposure"])
     folder = onnx_encoder.model_dir(packaged_model_path())
     assert folder.parent == onnx_home / "models" and folder.name.startswith(f"{MODEL_NAME}-")

@@ -19,6 +19,7 @@ from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.protocols import Protocol, protocol_for_query
 from hysem_assets.resources import FieldExtractor
+from hysem_assets.retrieval.chunking import blank_reference_lists
 from hysem_assets.work_cache import WorkCache, work_id
 
 #: Types of the columns beside the fields, which a table of no works cannot infer.
@@ -35,7 +36,7 @@ RUN_DTYPES = {
 
 
 def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Document]:
-    """Every work: its parsed full text where there is one, else title and abstract.
+    """Every work: its parsed full text (reference lists blanked) where there is one, else title and abstract.
 
     Closed-access works still get their fields from what the abstract says, and the row
     records which text it came from.
@@ -43,7 +44,7 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
     full_text = parsed[parsed["error"].isna()].set_index("cluster_id")["markdown"].to_dict()
     documents = []
     for row in corpus.itertuples():
-        text = full_text.get(row.cluster_id)
+        text = blank_reference_lists(full_text[row.cluster_id]) if full_text.get(row.cluster_id) else None
         source = "full_text" if text else "abstract"
         if not text:
             text = "\n\n".join(part for part in (row.title, row.abstract) if isinstance(part, str) and part)

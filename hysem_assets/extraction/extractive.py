@@ -78,19 +78,25 @@ class ExtractiveBackend:
         *,
         embedding_model: str | None = None,
         device: str = "cpu",
+        embedding_backend: str = "torch",
         sentences: int = 2,
         min_similarity: float = 0.1,
+        sentence_budget: int = 0,
         fingerprint: str = "",
     ):
         self.protocol = protocol
         self.fields = {spec.name: spec for spec in protocol.fields}
         self.dictionaries = dict(dictionaries)
-        self.encoder = Encoder(embedding_model, device=device)
+        self.encoder = Encoder(
+            embedding_model, device=device, backend=embedding_backend if device == "cpu" else "torch"
+        )
         self.sentences = sentences
         self.min_similarity = min_similarity
+        self.sentence_budget = sentence_budget
+        self.focus = _focus_texts(protocol)
         self._model_id = f"extractive/{Path(self.encoder.name).name}@{protocol.fingerprint}/{fingerprint}"
         self._lock = threading.Lock()
-        self._constant_vectors: dict[str, Any] = {}  # descriptions and cues, embedded once per process
+        self._shared_vectors: dict[str, Any] = {}  # descriptions and short phrases, across readings
 
     @property
     def model(self) -> str:
@@ -112,7 +118,9 @@ class ExtractiveBackend:
 
     def extract(self, text: str, names: Sequence[str]) -> dict[str, Any]:
         """Values of the fields ``names`` found in ``text``; a name the protocol lacks stays empty."""
-        reading = Reading(text, self.encoder, self._lock, self._constant_vectors)
+        reading = Reading(
+            text, self.encoder, self._lock, self._shared_vectors, focus=self.focus, budget=self.sentence_budget
+        )
         return {name: self._value(self.fields[name], reading) if name in self.fields else None for name in names}
 
     def _others(self, field: ProtocolField) -> dict[str, str]:
@@ -174,10 +182,25 @@ class ExtractiveBackend:
         """Nothing to release: the encoder stays loaded for the process."""
 
 
+def _focus_texts(protocol: Protocol) -> list[str]:
+    """What a long excerpt's sentences are chosen by: each field's description with its cues, each category value's."""
+    texts = [" ".join([spec.description, *spec.cues]) for spec in protocol.fields]
+    texts += [f"{name}: {meaning}" for spec in protocol.fields for name, meaning in (spec.values or {}).items()]
+    return list(dict.fromkeys(texts))
+
+
 def _settings_fingerprint(config: ExtractiveConfig, dictionaries: Mapping[str, Path]) -> str:
     """Rules, settings and the dictionaries' contents: a dictionary edit changes answers as a rule change does."""
     contents = {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sorted(dictionaries.items())}
-    settings = [RULES_VERSION, config.embedding_model, config.sentences, config.min_similarity, contents]
+    settings = [
+        RULES_VERSION,
+        config.embedding_model,
+        config.embedding_backend,
+        config.sentences,
+        config.min_similarity,
+        config.sentence_budget,
+        contents,
+    ]
     return hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:12]
 
 
@@ -190,8 +213,10 @@ def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) ->
         {name: load_dictionary(path).matcher for name, path in files.items()},
         embedding_model=config.embedding_model,
         device=config.device,
+        embedding_backend=config.embedding_backend,
         sentences=config.sentences,
         min_similarity=config.min_similarity,
+        sentence_budget=config.sentence_budget,
         fingerprint=_settings_fingerprint(config, files),
     )
 

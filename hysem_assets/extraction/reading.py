@@ -2,7 +2,8 @@
 
 Fields of a protocol look at the same text in different ways; reading it once keeps the
 embedded extractor fast (each sentence and phrase is embedded once per document, in
-batches) and keeps offsets consistent for evidence.
+batches) and keeps offsets consistent for evidence. A long excerpt embeds only the
+sentences :func:`~hysem_assets.extraction.focus.focus_sentences` picks.
 """
 
 from __future__ import annotations
@@ -14,51 +15,83 @@ from functools import cached_property
 import numpy as np
 
 from hysem_assets.embeddings import Encoder
+from hysem_assets.extraction.focus import focus_sentences
 from hysem_assets.extraction.phrases import Phrase, abbreviations, noun_phrases
 from hysem_assets.extraction.text import normalized_sentence, sentence_spans
 
+#: Texts of at most this many words (noun phrases, cue spans) recur across a corpus' documents: kept across readings.
+SHARED_WORDS = 8
+#: Most vectors kept across readings (about 1.5 KiB each); the older half goes when full.
+SHARED_LIMIT = 50_000
+
 
 class Reading:
-    """The text of one request, split and embedded lazily; ``lock`` serialises encoder passes."""
+    """The text of one request, split and embedded lazily; ``lock`` serialises encoder passes.
+
+    ``shared`` holds vectors across the readings of one backend: field descriptions and
+    short texts. ``focus`` (the protocol's descriptions and cues) and ``budget`` bound the
+    sentences embedded for similarity in a long excerpt; budget 0 embeds them all.
+    """
 
     def __init__(
         self,
         text: str,
         encoder: Encoder,
         lock: threading.Lock | None = None,
-        constants: dict[str, np.ndarray] | None = None,
+        shared: dict[str, np.ndarray] | None = None,
+        *,
+        focus: Sequence[str] = (),
+        budget: int = 0,
     ) -> None:
         self.text = text
-        self.constants = {} if constants is None else constants
+        self.focus = focus
+        self.budget = budget
+        self.shared = {} if shared is None else shared
         self.encoder = encoder
         self.lock = lock or threading.Lock()
         self.spans = sentence_spans(text)
         self.sentences = [normalized_sentence(text[start:end]) for start, end in self.spans]
         self._vectors: dict[str, np.ndarray] = {}
 
+    def _fill(self, texts: Sequence[str], *, share_all: bool) -> None:
+        """Vectors of ``texts`` not yet in this reading: from ``shared`` where kept, the rest in one batch."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        known = {t: self.shared.get(t) for t in missing}  # one lookup each: another reading may evict meanwhile
+        self._vectors.update((t, v) for t, v in known.items() if v is not None)
+        new = [t for t, v in known.items() if v is None]
+        if not new:
+            return
+        with self.lock:
+            vectors = dict(zip(new, self.encoder.encode(new), strict=True))
+            kept = {t: v for t, v in vectors.items() if share_all or len(t.split()) <= SHARED_WORDS}
+            if len(self.shared) + len(kept) > SHARED_LIMIT:
+                for key in list(self.shared)[: len(self.shared) // 2]:
+                    del self.shared[key]
+            self.shared.update(kept)
+        self._vectors.update(vectors)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``; each distinct text is encoded once per reading, new ones in one batch."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            with self.lock:
-                vectors = self.encoder.encode(missing)
-            self._vectors.update(zip(missing, vectors, strict=True))
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
+        self._fill(texts, share_all=False)
         return np.vstack([self._vectors[t] for t in texts])
 
     def embed_constant(self, texts: Sequence[str]) -> np.ndarray:
         """Like :meth:`embed`, for texts every document shares (field descriptions), kept across readings."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self.constants))
-        if missing:
-            with self.lock:
-                vectors = self.encoder.encode(missing)
-            self.constants.update(zip(missing, vectors, strict=True))
-        return np.vstack([self.constants[t] for t in texts])
+        self._fill(texts, share_all=True)
+        return np.vstack([self._vectors[t] for t in texts])
 
     @cached_property
     def sentence_vectors(self) -> np.ndarray:
-        return self.embed(self.sentences)
+        """One unit row per sentence; a sentence the budget leaves out has a zero row (similarity 0)."""
+        chosen = focus_sentences(self.sentences, self.focus, self.budget)
+        if chosen is None:
+            return self.embed(self.sentences)
+        embedded = self.embed([self.sentences[i] for i in chosen])
+        vectors = np.zeros((len(self.sentences), embedded.shape[1]), dtype=np.float32)
+        vectors[chosen] = embedded
+        return vectors
 
     @cached_property
     def phrases(self) -> list[list[Phrase]]:

@@ -98,6 +98,11 @@ class ExtractiveConfig(_Common):
     sentences: int = Field(2, ge=1)
     #: Below this cosine similarity a sentence is not an answer (the field stays empty).
     min_similarity: float = Field(0.1, ge=-1, le=1)
+    #: How a CPU embeds: onnx (ONNX Runtime, torch's vectors, faster), onnx-int8, torch; a GPU runs torch.
+    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = "onnx"
+    #: Most sentences of one excerpt embedded for similarity; a longer one embeds its opening and the
+    #: sentences that share most words with the protocol (extraction/focus.py). 0: every sentence.
+    sentence_budget: int = Field(128, ge=0)
 
 
 BackendConfig = Annotated[

@@ -124,6 +124,20 @@ def is_reference_section(section: str) -> bool:
     return bool(_REFERENCE_SECTION.match((section or "").rsplit(" > ", 1)[-1]))
 
 
+def blank_reference_lists(markdown: str) -> str:
+    """``markdown`` with the body of every reference list turned to spaces (line breaks kept).
+
+    A cited title ("... a randomised trial") is not a finding of the citing work, so
+    extraction reads none; blanking, not cutting, keeps every character offset valid.
+    """
+    parts, done = [], 0
+    for section in markdown_sections(markdown):
+        if is_reference_section(section.path):
+            parts += [markdown[done : section.start], re.sub(r"[^\n]", " ", markdown[section.start : section.end])]
+            done = section.end
+    return "".join([*parts, markdown[done:]])
+
+
 def chunk_documents(
     documents: pd.DataFrame, *, max_tokens: int = 200, overlap: int = 40, spans: TokenSpans = word_spans
 ) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """``topics``: LDA topics of the parsed corpus, chosen by c_v coherence, with an intertopic map."""
 
 import base64
+from typing import Any
 
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
@@ -9,6 +10,7 @@ from hysem_assets.empty import empty_note
 from hysem_assets.environment import hysem_home
 from hysem_assets.extraction.assets import documents_to_extract
 from hysem_assets.llm import build_backend
+from hysem_assets.llm.config import answer_settings
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.profile import TopicsSettings
 from hysem_assets.progress import Progress
@@ -16,12 +18,18 @@ from hysem_assets.resources import TopicModeller
 from hysem_assets.storage import write_parquet
 from hysem_assets.topics import (
     TopicLabeller,
-    build_topics,
     label_from_top_words,
     load_topic_settings,
+    read_state,
+    update_topics,
     write_intertopic_view,
+    write_state,
 )
 from hysem_assets.topics.labels import llm_labeller
+from hysem_assets.work_cache import work_id
+
+#: The kept model of a partition, beside its intertopic view, for the next run to reuse.
+STATE_FILE = "topic_model.pkl"
 
 
 def topic_labeller(placement: TopicsSettings) -> TopicLabeller:
@@ -30,13 +38,21 @@ def topic_labeller(placement: TopicsSettings) -> TopicLabeller:
     return llm_labeller(build_backend(placement.llm, cache_dir=hysem_home() / "llm_cache" / "topics"))
 
 
+def labeller_settings(placement: TopicsSettings) -> Any:
+    """What names the topics, as kept with the model: a change of it refits (new labels). None: the top words."""
+    return answer_settings(placement.llm) if placement.llm else None
+
+
 @asset(
     group_name="enrichment",
     partitions_def=queries_partitions,
     ins={"deduped_corpus": AssetIn(), "parsed_docs": AssetIn()},
     description=(
         "LDA topics (scikit-learn) over every work's text, the model chosen by mean c_v coherence over the grid "
-        "in config/topics.yaml: topic table, per-document mixture and dominant topic, and an intertopic map."
+        "in config/topics.yaml: topic table, per-document mixture and dominant topic, and an intertopic map. "
+        "A re-run keeps the fitted model, and its topic numbers and labels, placing new and changed works in it, "
+        "unless the settings changed or more than training.refit_share of the fitted works are new, changed or "
+        "dropped; `refit` and `refit_reason` say which."
     ),
     kinds={"python", "parquet", "scikitlearn"},
 )
@@ -51,20 +67,29 @@ def topics(
         [{"doc_id": d.doc_id, "text": d.text} for d in documents_to_extract(deduped_corpus, parsed_docs)],
         columns=["doc_id", "text"],
     )
+    directory = hysem_home() / "topics" / context.partition_key
     progress = Progress(context.log, "topic models", unit="models")
     try:
-        model = build_topics(
+        run = update_topics(
             documents,
+            [work_id(doi, cluster) for doi, cluster in zip(deduped_corpus["doi"], deduped_corpus["cluster_id"])],
             load_topic_settings(),
+            read_state(directory / STATE_FILE),
+            labeller=labeller_settings(placement),
             workers=placement.workers,
             label_topic=topic_labeller(placement),
             progress=progress,
         )
     finally:
         progress.close()
+    model = run.model
+    context.log.info(
+        ("Refitted the topic model" if run.refit else "Kept the fitted topic model, new and changed works placed in it")
+        + f": {run.reason}"
+    )
     for note in model.notes:
         context.log.warning(note)
-    view = write_intertopic_view(model, hysem_home() / "topics" / context.partition_key)
+    view = write_intertopic_view(model, directory)
     png = base64.b64encode(view.png.read_bytes()).decode()
     labels = model.topics.set_index("topic")["label"]
     table = model.documents.rename(columns={"doc_id": "cluster_id"})
@@ -73,6 +98,7 @@ def topics(
     topic_table = model.topics.assign(top_words=model.topics["top_words"].map(", ".join))
     write_parquet(topic_table.drop(columns=["word_weights"]), view.html.parent / "topic_table.parquet")
     quality = {} if model.empty else {"coherence_c_v": round(float(model.chosen["coherence"]), 4)}
+    write_state(directory / STATE_FILE, run.state)
     return Output(
         table,
         metadata={
@@ -80,6 +106,9 @@ def topics(
             **empty_note(len(table)),
             "n_topics": int(model.chosen["n_topics"]),
             **quality,
+            "refit": run.refit,
+            "refit_reason": run.reason,
+            **run.changes.as_metadata(),
             "topics": MetadataValue.md(
                 topic_table[["topic", "label", "coherence", "prevalence", "top_words"]].to_markdown(index=False)
             ),

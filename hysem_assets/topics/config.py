@@ -59,6 +59,10 @@ class Training(BaseModel):
     top_n: int = Field(10, ge=2)
     random_state: int = 0
     learning_method: str = Field("batch", pattern="^(batch|online)$")
+    #: A re-run refits the grid only when more than this share of the works the model was fitted on
+    #: are new, changed or dropped; otherwise the fitted model places the new and changed works in its
+    #: topics, which keep their numbers and labels. 0: refit every run.
+    refit_share: float = Field(0.1, ge=0, le=1)
 
 
 class TopicSettings(BaseModel):

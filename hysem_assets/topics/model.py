@@ -8,11 +8,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from gensim.corpora import Dictionary
+from scipy import sparse
+from sklearn.decomposition import LatentDirichletAllocation
 
 from hysem_assets.empty import typed_empty
 from hysem_assets.topics.config import TopicSettings
 from hysem_assets.topics.grid import (
-    Skipped,
     TopicModelError,
     best_fit,
     dictionary_filters,
@@ -23,9 +25,9 @@ from hysem_assets.topics.grid import (
 )
 from hysem_assets.topics.labels import TopicLabeller, label_from_top_words
 from hysem_assets.topics.pool import ProgressCallback, worker_map
-from hysem_assets.topics.tokens import tokenizer_for
+from hysem_assets.topics.tokens import Tokenizer, tokenizer_for
 from hysem_assets.topics.training import Fit, TrainingJob, fit_candidate, top_word_ids
-from hysem_assets.topics.vocabulary import Corpus, filtered_corpora, join_phrases
+from hysem_assets.topics.vocabulary import Phraser, count_matrix, filtered_corpora, join_phrases
 
 #: ``documents.status``: ``ok`` was modelled; the others were kept out of training, and say why.
 STATUSES = ("ok", "empty", "no_words", "no_vocabulary")
@@ -51,6 +53,28 @@ NO_DOCUMENTS = "no documents to model"
 
 
 @dataclass
+class TopicTransform:
+    """The chosen model's preprocessing and estimator, so new text is read as its training text was.
+
+    Phrases and the dictionary were learned on the training corpus (corpus-level steps); here
+    they are applied, not learned again, and words the dictionary lacks are not counted.
+    """
+
+    tokenize: Tokenizer
+    phrases: Phraser
+    dictionary: Dictionary
+    lda: LatentDirichletAllocation
+
+    def documents(self, doc_ids: list[str], texts: list[str]) -> pd.DataFrame:
+        """Rows of ``TopicModel.documents`` for these documents, placed in the fitted topics."""
+        tokens = self.tokenize.batch(texts)
+        kept = [i for i, doc in enumerate(tokens) if doc]
+        counts = count_matrix(self.dictionary, [self.phrases(tokens[i]) for i in kept])
+        doc_topic = self.lda.transform(counts) if kept else np.zeros((0, self.lda.n_components))
+        return _documents_table(doc_ids, texts, kept, counts, doc_topic)
+
+
+@dataclass
 class TopicModel:
     """The chosen model as tables, with the grid it won and what the view needs."""
 
@@ -67,6 +91,8 @@ class TopicModel:
     term_frequency: np.ndarray
     #: Plain-language remarks on dropped grid points and documents left out of training
     notes: list[str] = field(default_factory=list)
+    #: How new documents are placed in these topics; None when there are none.
+    transform: TopicTransform | None = None
 
     @property
     def empty(self) -> bool:
@@ -89,7 +115,7 @@ def build_topics(
     Raises ``TopicModelError`` when no grid point can be trained, naming the numbers involved.
     """
     settings = settings or TopicSettings()
-    doc_ids, texts = _checked(documents)
+    doc_ids, texts = checked_documents(documents)
     prep, training = settings.preprocessing, settings.training
     if not doc_ids:
         return _empty_model(settings)
@@ -106,7 +132,7 @@ def build_topics(
         variants = phrase_variants(settings.grid, prep.phrase_min_count)
         phrased = parallel(partial(join_phrases, [tokens[i] for i in kept]), variants)
         filters = dictionary_filters(settings.grid)
-        corpora = [c for texts_, phrases in zip(phrased, variants) for c in filtered_corpora(texts_, phrases, filters)]
+        corpora = [c for phraser, texts_ in phrased for c in filtered_corpora(texts_, phraser.settings, filters)]
         jobs, skipped = plan(settings.grid, corpora)
         # Longest first, so no worker is left with a big model after the others are done.
         jobs.sort(key=lambda job: -job[1].n_topics * job[1].passes * job[0].counts.nnz)
@@ -121,16 +147,19 @@ def build_topics(
     trained = [(corpus, fit) for (corpus, _), fit in zip(jobs, fits)]
     winner = best_fit(fits)
     corpus = next(c for c, fit in trained if fit is winner)
-    doc_table = _documents_table(doc_ids, texts, kept, corpus, winner)
+    doc_table = _documents_table(doc_ids, texts, kept, corpus.counts, winner.doc_topic)
+    grid = grid_table(trained, skipped, winner)
+    phraser = next(phraser for phraser, _ in phrased if phraser.settings == corpus.phrases)
     return TopicModel(
-        topics=_topics_table(corpus, winner, doc_table, training.top_n, label_topic),
+        topics=_topics_table(corpus.vocabulary, winner, doc_table, training.top_n, label_topic),
         documents=doc_table,
-        grid=grid_table(trained, skipped, winner),
+        grid=grid,
         chosen=winner.candidate.as_row() | {"coherence": winner.coherence},
         topic_word=winner.topic_word,
         vocabulary=corpus.vocabulary,
         term_frequency=corpus.term_frequency,
-        notes=_notes(doc_table, skipped, len(jobs)),
+        notes=model_notes(doc_table, grid),
+        transform=TopicTransform(tokenize, phraser, corpus.dictionary, winner.lda),
     )
 
 
@@ -150,7 +179,8 @@ def _empty_model(settings: TopicSettings, reason: str = NO_DOCUMENTS) -> TopicMo
     )
 
 
-def _checked(documents: pd.DataFrame) -> tuple[list[str], list[str]]:
+def checked_documents(documents: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Ids and texts (missing ones empty) of ``documents``, which must have unique ``doc_id`` and ``text``."""
     missing = {"doc_id", "text"} - set(documents.columns)
     if missing:
         raise TopicModelError(f"documents lack the column(s) {sorted(missing)}; expected doc_id and text.")
@@ -168,16 +198,19 @@ def _batches(texts: list[str], workers: int) -> list[list[str]]:
     return [texts[i : i + size] for i in range(0, len(texts), size)]
 
 
-def _documents_table(doc_ids: list[str], texts: list[str], kept: list[int], corpus: Corpus, fit: Fit) -> pd.DataFrame:
-    n_documents, n_topics = len(doc_ids), fit.topic_word.shape[0]
+def _documents_table(
+    doc_ids: list[str], texts: list[str], kept: list[int], counts: sparse.csr_matrix, doc_topic: np.ndarray
+) -> pd.DataFrame:
+    """One row per document; ``counts`` and ``doc_topic`` are those of the ``kept`` documents (with words)."""
+    n_documents, n_topics = len(doc_ids), doc_topic.shape[1]
     lengths = np.zeros(n_documents, dtype=int)
-    lengths[kept] = np.asarray(corpus.counts.sum(axis=1)).ravel()
+    lengths[kept] = np.asarray(counts.sum(axis=1)).ravel()
     ok = lengths > 0
     status = np.array(["no_words" if text.strip() else "empty" for text in texts], dtype=object)
     status[kept] = "no_vocabulary"
     status[ok] = "ok"
     mixture = np.full((n_documents, n_topics), np.nan)
-    mixture[kept] = fit.doc_topic
+    mixture[kept] = doc_topic
     mixture[~ok] = np.nan
     dominant = np.argmax(np.nan_to_num(mixture, nan=-1.0), axis=1) + 1
     table = pd.DataFrame(
@@ -194,29 +227,39 @@ def _documents_table(doc_ids: list[str], texts: list[str], kept: list[int], corp
 
 
 def _topics_table(
-    corpus: Corpus, fit: Fit, documents: pd.DataFrame, top_n: int, label_topic: TopicLabeller
+    vocabulary: list[str], fit: Fit, documents: pd.DataFrame, top_n: int, label_topic: TopicLabeller
 ) -> pd.DataFrame:
-    vocabulary = corpus.vocabulary
     ids = top_word_ids(fit.topic_word, top_n)
     top_words = [[vocabulary[i] for i in row] for row in ids]
-    lengths = np.asarray(corpus.counts.sum(axis=1))
-    # Share of the corpus's tokens each topic accounts for: long documents weigh more than short ones.
-    weighted = (fit.doc_topic * lengths).sum(axis=0)
-    dominant = documents["dominant_topic"].value_counts()
-    return pd.DataFrame(
+    topics = pd.DataFrame(
         {
             "topic": range(1, len(top_words) + 1),
             "label": [label_topic(words) for words in top_words],
             "top_words": top_words,
             "word_weights": [fit.topic_word[k, row].round(6).tolist() for k, row in enumerate(ids)],
             "coherence": fit.topic_coherence,
-            "prevalence": weighted / weighted.sum(),
-            "documents": [int(dominant.get(k, 0)) for k in range(1, len(top_words) + 1)],
         }
+    )
+    return topic_shares(topics, documents)
+
+
+def topic_shares(topics: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
+    """``topics`` with ``prevalence`` and ``documents`` (how many it dominates) counted over ``documents``.
+
+    Prevalence is the share of the modelled documents' tokens each topic accounts for, so long
+    documents weigh more than short ones. Computed from the tables alone, it can be counted
+    again when documents are added to a fitted model.
+    """
+    modelled = documents[documents["status"] == "ok"]
+    weighted = modelled["tokens"].to_numpy() @ modelled[[f"topic_{k}" for k in topics["topic"]]].to_numpy()
+    dominant = documents["dominant_topic"].value_counts()
+    return topics.assign(
+        prevalence=weighted / weighted.sum(), documents=[int(dominant.get(k, 0)) for k in topics["topic"]]
     )
 
 
-def _notes(documents: pd.DataFrame, skipped: list[Skipped], trained: int) -> list[str]:
+def model_notes(documents: pd.DataFrame, grid: pd.DataFrame) -> list[str]:
+    """Plain-language remarks on documents without a topic mixture and on grid points skipped."""
     notes = []
     for status, reason in (
         ("empty", "no text"),
@@ -226,8 +269,9 @@ def _notes(documents: pd.DataFrame, skipped: list[Skipped], trained: int) -> lis
         ids = documents.loc[documents["status"] == status, "doc_id"].tolist()
         if ids:
             more = f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else ""
-            notes.append(f"Left out of training, {reason} ({len(ids)}): {', '.join(ids[:_NAMED])}{more}")
-    if skipped:
-        reasons = sorted({s.reason for s in skipped})
-        notes.append(f"{len(skipped)} of {len(skipped) + trained} grid points were skipped: " + "; ".join(reasons))
+            notes.append(f"Left out of the model, {reason} ({len(ids)}): {', '.join(ids[:_NAMED])}{more}")
+    skipped = grid[grid["status"] == "skipped"]
+    if len(skipped):
+        reasons = sorted(set(skipped["reason"]))
+        notes.append(f"{len(skipped)} of {len(grid)} grid points were skipped: " + "; ".join(reasons))
     return notes

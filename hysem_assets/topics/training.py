@@ -50,6 +50,8 @@ class Fit:
     #: Documents x topics, rows summing to one.
     doc_topic: np.ndarray
     seconds: float
+    #: The fitted estimator, whose ``transform`` places new documents in these topics.
+    lda: LatentDirichletAllocation
 
 
 def top_word_ids(topic_word: np.ndarray, top_n: int) -> np.ndarray:
@@ -81,4 +83,4 @@ def fit_candidate(job: TrainingJob) -> Fit:
     )
     per_topic = np.asarray(scorer.get_coherence_per_topic(), dtype=float)
     mean = float(np.nanmean(per_topic)) if np.isfinite(per_topic).any() else float("nan")
-    return Fit(candidate, mean, per_topic, topic_word, doc_topic, time.perf_counter() - started)
+    return Fit(candidate, mean, per_topic, topic_word, doc_topic, time.perf_counter() - started, lda)

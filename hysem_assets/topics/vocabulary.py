@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from gensim.corpora import Dictionary
 from gensim.matutils import corpus2csc
-from gensim.models.phrases import Phrases
+from gensim.models.phrases import FrozenPhrases, Phrases
 from scipy import sparse
 
 
@@ -45,12 +45,30 @@ class Corpus:
         return np.asarray(self.counts.sum(axis=0)).ravel()
 
 
-def join_phrases(tokens: Sequence[list[str]], settings: PhraseSettings) -> list[list[str]]:
+@dataclass
+class Phraser:
+    """The bigram and trigram models learned on a corpus: new text gets the same phrases joined."""
+
+    settings: PhraseSettings
+    bigrams: FrozenPhrases
+    trigrams: FrozenPhrases
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        return self.trigrams[self.bigrams[tokens]]
+
+
+def join_phrases(tokens: Sequence[list[str]], settings: PhraseSettings) -> tuple[Phraser, list[list[str]]]:
     """Bigrams, then trigrams (a bigram joined with a token), both learned on the corpus itself."""
     bigrams = Phrases(tokens, min_count=settings.min_count, threshold=settings.bigram_threshold).freeze()
     with_bigrams = [bigrams[doc] for doc in tokens]
     trigrams = Phrases(with_bigrams, min_count=settings.min_count, threshold=settings.trigram_threshold).freeze()
-    return [trigrams[doc] for doc in with_bigrams]
+    return Phraser(settings, bigrams, trigrams), [trigrams[doc] for doc in with_bigrams]
+
+
+def count_matrix(dictionary: Dictionary, texts: Sequence[list[str]]) -> sparse.csr_matrix:
+    """Documents x dictionary words; words the dictionary lacks are not counted."""
+    bows = [dictionary.doc2bow(text) for text in texts]
+    return corpus2csc(bows, num_terms=len(dictionary), num_docs=len(texts), dtype=np.float64).T.tocsr()
 
 
 def filtered_corpora(
@@ -64,7 +82,5 @@ def filtered_corpora(
         dictionary.filter_extremes(
             no_below=dictionary_filter.no_below, no_above=dictionary_filter.no_above, keep_n=None
         )
-        bows = [dictionary.doc2bow(text) for text in texts]
-        counts = corpus2csc(bows, num_terms=len(dictionary), num_docs=len(texts), dtype=np.float64).T.tocsr()
-        corpora.append(Corpus(phrases, dictionary_filter, texts, dictionary, counts))
+        corpora.append(Corpus(phrases, dictionary_filter, texts, dictionary, count_matrix(dictionary, texts)))
     return corpora
