@@ -44,9 +44,9 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
     full_text = parsed[parsed["error"].isna()].set_index("cluster_id")["markdown"].to_dict()
     documents = []
     for row in corpus.itertuples():
-        text = blank_reference_lists(full_text[row.cluster_id]) if full_text.get(row.cluster_id) else None
-        source = "full_text" if text else "abstract"
-        if not text:
+        text = blank_reference_lists(full_text.get(row.cluster_id) or "")
+        source = "full_text" if text.strip() else "abstract"  # a parse that was all references has nothing else
+        if source == "abstract":
             text = "\n\n".join(part for part in (row.title, row.abstract) if isinstance(part, str) and part)
         documents.append(Document(row.cluster_id, text, {"title": row.title or "", "text_source": source}))
     return documents

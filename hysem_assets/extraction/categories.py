@@ -108,8 +108,13 @@ def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
     return found
 
 
+def value_texts(values: Mapping[str, str]) -> list[str]:
+    """What a category value is compared with: its name and its description."""
+    return [f"{name}: {description}" for name, description in values.items()]
+
+
 def value_vectors(reading: Reading, values: Mapping[str, str]) -> np.ndarray:
-    return reading.embed_constant([f"{name}: {description}" for name, description in values.items()])
+    return reading.embed_constant(value_texts(values))
 
 
 def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, int] | None:
@@ -117,7 +122,7 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
     if not reading.sentences or not values:
         return None
     names = list(values)
-    similarity = reading.sentence_vectors @ value_vectors(reading, values).T  # sentences x values
+    similarity = reading.sentence_similarity(value_vectors(reading, values))  # sentences x values
     best_sentence = similarity.argmax(axis=0)
     matches = cue_matches(reading, values)
     if matches:

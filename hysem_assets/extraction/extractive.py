@@ -21,8 +21,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from hysem_assets import bert_numpy
 from hysem_assets.embeddings import Encoder
-from hysem_assets.extraction.categories import choose_category
+from hysem_assets.extraction.categories import choose_category, value_texts
 from hysem_assets.extraction.estimates import effect_estimates
 from hysem_assets.extraction.numbers import duration, metric_values, quantity, sample_size
 from hysem_assets.extraction.open_terms import rank_terms
@@ -31,6 +32,7 @@ from hysem_assets.extraction.prompts import excerpt_of
 from hysem_assets.extraction.reading import Reading
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message
 from hysem_assets.llm.config import ExtractiveConfig
+from hysem_assets.minilm import MODEL_NAME
 from hysem_assets.protocols import ESTIMATE_PROPERTIES, METRIC_PROPERTIES, Protocol, ProtocolField, load_protocol
 from hysem_assets.terms.dictionaries import load_dictionary
 from hysem_assets.terms.matcher import TermMatcher
@@ -78,10 +80,10 @@ class ExtractiveBackend:
         *,
         embedding_model: str | None = None,
         device: str = "cpu",
-        embedding_backend: str = "torch",
+        embedding_backend: str = "onnx",
         sentences: int = 2,
         min_similarity: float = 0.1,
-        sentence_budget: int = 0,
+        sentence_budget: int = 128,
         fingerprint: str = "",
     ):
         self.protocol = protocol
@@ -173,7 +175,7 @@ class ExtractiveBackend:
         """Up to ``sentences`` sentences most similar to ``description``, in text order, above ``min_similarity``."""
         if not reading.sentences:
             return None
-        similarities = reading.sentence_vectors @ reading.embed_constant([description])[0]
+        similarities = reading.sentence_similarity(reading.embed_constant([description])[0])
         best = sorted(range(len(reading.sentences)), key=lambda index: -float(similarities[index]))[: self.sentences]
         chosen = [reading.sentences[i] for i in sorted(best) if similarities[i] >= self.min_similarity]
         return " ".join(chosen) or None
@@ -185,7 +187,7 @@ class ExtractiveBackend:
 def _focus_texts(protocol: Protocol) -> list[str]:
     """What a long excerpt's sentences are chosen by: each field's description with its cues, each category value's."""
     texts = [" ".join([spec.description, *spec.cues]) for spec in protocol.fields]
-    texts += [f"{name}: {meaning}" for spec in protocol.fields for name, meaning in (spec.values or {}).items()]
+    texts += [text for spec in protocol.fields for text in value_texts(spec.values or {})]
     return list(dict.fromkeys(texts))
 
 
@@ -204,6 +206,14 @@ def _settings_fingerprint(config: ExtractiveConfig, dictionaries: Mapping[str, P
     return hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:12]
 
 
+def _embedding_backend(config: ExtractiveConfig) -> str:
+    """The configured backend; left at its default, torch for a model the ONNX export does not cover (a hub name,
+    a model other than BERT with mean pooling), which worked before ONNX was the default."""
+    if "embedding_backend" in config.model_fields_set or config.embedding_model in (None, MODEL_NAME):
+        return config.embedding_backend
+    return config.embedding_backend if bert_numpy.supported(Path(config.embedding_model)) else "torch"
+
+
 def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) -> ExtractiveBackend:
     """The backend for ``protocol``: its fields, and the synonym dictionaries its fields name."""
     config = config or ExtractiveConfig(backend="extractive")
@@ -213,7 +223,7 @@ def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) ->
         {name: load_dictionary(path).matcher for name, path in files.items()},
         embedding_model=config.embedding_model,
         device=config.device,
-        embedding_backend=config.embedding_backend,
+        embedding_backend=_embedding_backend(config),
         sentences=config.sentences,
         min_similarity=config.min_similarity,
         sentence_budget=config.sentence_budget,

@@ -1,15 +1,17 @@
-"""Which sentences of a long excerpt the embedded extractor embeds: its opening and those that share words with the protocol.
+"""Which sentences of a long excerpt the embedded extractor embeds: its opening, and those that share words with the protocol.
 
 Embedding every sentence of a 12-page full text costs seconds per work, while most of its
-sentences (background, discussion, reference lists) answer no field of the protocol. So an
-excerpt of more than ``budget`` sentences embeds its first ``LEAD`` (a title and abstract
-open a document) and then, taking turns, the next-best sentence for each focus text (a
-field's description and cues, a category's description) by BM25, with Qdrant's English
-tokenizer and stemmer and the IDF of the excerpt's own sentences, until ``budget`` are
-chosen (sentences in text order fill what the focus texts leave). This is retrieve-then-rerank: the lexical pass only decides which sentences the
-embedding ranks. Sentences left out score zero similarity, below every threshold, so they
-can still be found by cues and patterns but never by similarity alone. An excerpt of at most
-``budget`` sentences (an abstract, a short paper) is embedded whole.
+sentences (background, discussion) answer no field of the protocol. So an excerpt of more
+than ``budget`` sentences embeds its first ``LEAD`` (the title and abstract, in a document's
+first excerpt) and then, taking turns, the next-best sentence for each focus text (a
+field's description with its cues, a category value's description) by BM25, with Qdrant's
+English tokenizer and stemmer and the IDF of the excerpt's own sentences, until ``budget``
+are chosen; sentences in text order fill what the focus texts leave. A budget below
+``LEAD`` keeps the opening alone. This is retrieve-then-rerank: the lexical pass only
+decides which sentences the embedding ranks. A sentence left out scores -inf similarity
+(:meth:`~hysem_assets.extraction.reading.Reading.sentence_similarity`): cues and patterns
+still read it, similarity alone never picks it. An excerpt of at most ``budget`` sentences
+(an abstract, a short paper) is embedded whole.
 """
 
 from __future__ import annotations

@@ -62,12 +62,13 @@ def _cue_pattern(cue: str) -> re.Pattern[str]:
 def cue_positions(sentence: str, cues: Sequence[str]) -> list[tuple[int, int]]:
     """(start, end) of every cue in ``sentence``, case-insensitive, on word boundaries.
 
-    A substring test first: a full text has hundreds of sentences and most hold no cue.
+    A substring test first, where ASCII makes it exact (``re``'s case folding differs from
+    ``str.lower`` beyond it): a full text has hundreds of sentences and most hold no cue.
     """
-    lowered = sentence.lower()
+    ascii_text, lowered = sentence.isascii(), sentence.lower()
     found = []
     for cue in sorted(cues, key=len, reverse=True):
-        if cue.lower() in lowered:
+        if not (ascii_text and cue.isascii()) or cue.lower() in lowered:
             found += [(m.start(), m.end()) for m in _cue_pattern(cue).finditer(sentence)]
     return found
 

@@ -56,19 +56,20 @@ class Reading:
     def _fill(self, texts: Sequence[str], *, share_all: bool) -> None:
         """Vectors of ``texts`` not yet in this reading: from ``shared`` where kept, the rest in one batch."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        known = {t: self.shared.get(t) for t in missing}  # one lookup each: another reading may evict meanwhile
-        self._vectors.update((t, v) for t, v in known.items() if v is not None)
-        new = [t for t, v in known.items() if v is None]
-        if not new:
+        if not missing:
             return
-        with self.lock:
+        with self.lock:  # readings in other threads add to and evict from ``shared`` under it too
+            self._vectors.update((t, self.shared[t]) for t in missing if t in self.shared)
+            new = [t for t in missing if t not in self._vectors]
+            if not new:
+                return
             vectors = dict(zip(new, self.encoder.encode(new), strict=True))
             kept = {t: v for t, v in vectors.items() if share_all or len(t.split()) <= SHARED_WORDS}
             if len(self.shared) + len(kept) > SHARED_LIMIT:
                 for key in list(self.shared)[: len(self.shared) // 2]:
                     del self.shared[key]
             self.shared.update(kept)
-        self._vectors.update(vectors)
+            self._vectors.update(vectors)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``; each distinct text is encoded once per reading, new ones in one batch."""
@@ -83,15 +84,21 @@ class Reading:
         return np.vstack([self._vectors[t] for t in texts])
 
     @cached_property
-    def sentence_vectors(self) -> np.ndarray:
-        """One unit row per sentence; a sentence the budget leaves out has a zero row (similarity 0)."""
+    def _sentence_vectors(self) -> tuple[np.ndarray, list[int] | None]:
+        """The embedded sentences' unit rows, and which sentences they are (None: all of them)."""
         chosen = focus_sentences(self.sentences, self.focus, self.budget)
+        return self.embed(self.sentences if chosen is None else [self.sentences[i] for i in chosen]), chosen
+
+    def sentence_similarity(self, targets: np.ndarray) -> np.ndarray:
+        """Cosine of every sentence to ``targets`` (one unit vector, or one per row): sentences, or sentences x
+        targets. A sentence the budget left out scores -inf, so similarity alone never picks it."""
+        vectors, chosen = self._sentence_vectors
+        scores = vectors @ targets.T
         if chosen is None:
-            return self.embed(self.sentences)
-        embedded = self.embed([self.sentences[i] for i in chosen])
-        vectors = np.zeros((len(self.sentences), embedded.shape[1]), dtype=np.float32)
-        vectors[chosen] = embedded
-        return vectors
+            return scores
+        every = np.full((len(self.sentences), *scores.shape[1:]), -np.inf, dtype=scores.dtype)
+        every[chosen] = scores
+        return every
 
     @cached_property
     def phrases(self) -> list[list[Phrase]]:

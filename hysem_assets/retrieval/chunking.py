@@ -125,7 +125,7 @@ def is_reference_section(section: str) -> bool:
 
 
 def blank_reference_lists(markdown: str) -> str:
-    """``markdown`` with the body of every reference list turned to spaces (line breaks kept).
+    """``markdown`` with every reference list, heading and body, turned to spaces (line breaks kept).
 
     A cited title ("... a randomised trial") is not a finding of the citing work, so
     extraction reads none; blanking, not cutting, keeps every character offset valid.
@@ -133,7 +133,8 @@ def blank_reference_lists(markdown: str) -> str:
     parts, done = [], 0
     for section in markdown_sections(markdown):
         if is_reference_section(section.path):
-            parts += [markdown[done : section.start], re.sub(r"[^\n]", " ", markdown[section.start : section.end])]
+            heading = markdown.rfind("\n", 0, section.start - 1) + 1
+            parts += [markdown[done:heading], re.sub(r"[^\n]", " ", markdown[heading : section.end])]
             done = section.end
     return "".join([*parts, markdown[done:]])
 

@@ -34,7 +34,7 @@ from hysem_assets.work_cache import HYSEM_VERSION, WorkChanges, compare
 TOPICS_CODE = "topics-1"
 #: Parts of the fingerprint, checked in this order (the code first: an older state may differ in shape).
 _CHANGED = {
-    "code": "hysem or library versions changed",
+    "code": "hysem or library (scikit-learn, gensim, simplemma) versions changed",
     "settings": "topic settings changed",
     "labeller": "topic labeller changed",
 }
@@ -48,6 +48,7 @@ def fit_fingerprint(settings: TopicSettings, labeller: Any) -> dict[str, Any]:
             "hysem": HYSEM_VERSION,
             "scikit-learn": version("scikit-learn"),
             "gensim": version("gensim"),
+            "simplemma": version("simplemma"),
         },
         "settings": settings.model_dump(mode="json", exclude={"training": {"refit_share"}}),
         "labeller": labeller,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ import pandas as pd
 from hysem_assets.extraction.assets import documents_to_extract
 from hysem_assets.extraction.extractive import from_protocol
 from hysem_assets.extraction.focus import LEAD, focus_sentences
+from hysem_assets.extraction.open_terms import cue_positions
 from hysem_assets.extraction.reading import Reading
 from hysem_assets.llm.config import ExtractiveConfig
 from hysem_assets.protocols import load_protocol
@@ -38,15 +40,17 @@ def test_a_short_text_is_embedded_whole_and_a_long_one_by_its_opening_and_its_wo
     assert chosen[:LEAD] == list(range(LEAD)) and {200, 250} <= set(chosen)
 
 
-def test_sentences_left_out_score_zero() -> None:
+def test_sentences_left_out_are_never_picked_by_similarity() -> None:
     backend = from_protocol(load_protocol("generic"))
     sentences = filler(100)
     sentences[80] = "We conducted a prospective cohort study of adults."
     reading = Reading(" ".join(sentences), backend.encoder, focus=backend.focus, budget=40)
-    vectors = reading.sentence_vectors
-    norms = np.linalg.norm(vectors, axis=1)
-    assert vectors.shape[0] == len(reading.sentences) and (norms > 0).sum() == 40
-    assert norms[:LEAD].min() > 0.99 and norms[80] > 0.99  # the opening, and the sentence about the design
+    design = reading.embed(["prospective cohort study"])[0]
+    similarity = reading.sentence_similarity(design)
+    assert similarity.shape == (len(reading.sentences),) and np.isfinite(similarity).sum() == 40
+    assert np.isfinite(similarity[:LEAD]).all() and int(similarity.argmax()) == 80
+    table = reading.sentence_similarity(np.vstack([design, design]))
+    assert table.shape == (len(reading.sentences), 2) and (np.isneginf(table[:, 1]) == np.isneginf(similarity)).all()
 
 
 def test_a_full_text_gives_the_same_fields_with_and_without_the_budget() -> None:
@@ -63,6 +67,19 @@ def test_a_full_text_gives_the_same_fields_with_and_without_the_budget() -> None
     assert budgeted.encoder.encoded < every.encoder.encoded - 250
 
 
+def test_a_field_answered_by_similarity_alone_is_found_far_past_the_opening() -> None:
+    protocol = load_protocol("pollution-cardio-ml")  # its study_type is text without cues: the most similar sentences
+    sentences = filler(300, seed=2)
+    sentences[250] = "This was a case-crossover study of daily hospital admissions."
+    text = " ".join(sentences)
+    every = from_protocol(protocol, ExtractiveConfig(backend="extractive", sentence_budget=0))
+    budgeted = from_protocol(protocol, ExtractiveConfig(backend="extractive", sentence_budget=64))
+
+    # both answers hold the design sentence (their second sentences, filler, may differ)
+    assert "case-crossover study" in budgeted.extract(text, ["study_type"])["study_type"]
+    assert "case-crossover study" in every.extract(text, ["study_type"])["study_type"]
+
+
 def test_reference_lists_of_full_texts_are_not_read() -> None:
     markdown = (
         "# Sleep and mood in adolescents\n\n## Methods\n\nWe surveyed 812 adolescents in Oslo.\n\n"
@@ -74,7 +91,8 @@ def test_reference_lists_of_full_texts_are_not_read() -> None:
     (document,) = documents_to_extract(corpus, parsed)
 
     assert len(document.text) == len(markdown)  # offsets into the parsed text stay valid
-    assert "randomised" not in document.text and "questionnaire had 20 items" in document.text
+    assert "randomised" not in document.text and "References" not in document.text
+    assert "## Appendix\n\nThe questionnaire had 20 items." in document.text
     assert document.text.index("We surveyed") == markdown.index("We surveyed")
     protocol = load_protocol("generic")
     values = from_protocol(protocol).extract(document.text, ["study_design", "sample_size"])
@@ -82,3 +100,28 @@ def test_reference_lists_of_full_texts_are_not_read() -> None:
     assert from_protocol(protocol).extract(markdown, ["study_design"]) == {
         "study_design": "randomised controlled trial"
     }
+
+
+def test_a_parse_that_is_all_references_falls_back_to_the_abstract() -> None:
+    corpus = pd.DataFrame([{"cluster_id": "c1", "title": "A title", "abstract": "What the abstract says."}])
+    parsed = pd.DataFrame([{"cluster_id": "c1", "markdown": "## References\n\n[1] Other work. 2020.\n", "error": None}])
+    (document,) = documents_to_extract(corpus, parsed)
+    assert (document.text, document.metadata["text_source"]) == ("A title\n\nWhat the abstract says.", "abstract")
+
+
+def test_cues_are_found_as_case_insensitive_regular_expressions_find_them() -> None:
+    def by_pattern(sentence: str, cues: list[str]) -> list[tuple[int, int]]:
+        return [
+            match.span()
+            for cue in sorted(cues, key=len, reverse=True)
+            for match in re.finditer(rf"(?<![\w-]){re.escape(cue)}(?![\w-])", sentence, re.IGNORECASE)
+        ]
+
+    cues = ["patients with", "risk", "exposure to", "in"]
+    for sentence in (
+        "Risk of stroke in PATIENTS WITH diabetes after exposure to heat.",
+        "PATİENTS WİTH diabetes",  # dotted capital I: str.lower() and re fold it differently
+        "Patients with a riſk of falls",  # long s: re folds it into s
+        "Pre-exposure to heat, in-hospital risk-free",
+    ):
+        assert cue_positions(sentence, cues) == by_pattern(sentence, cues), sentence
