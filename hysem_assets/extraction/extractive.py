@@ -78,12 +78,12 @@ class ExtractiveBackend:
         protocol: Protocol,
         dictionaries: Mapping[str, TermMatcher],
         *,
+        embedding_backend: str,
+        sentence_budget: int,
         embedding_model: str | None = None,
         device: str = "cpu",
-        embedding_backend: str = "onnx",
         sentences: int = 2,
         min_similarity: float = 0.1,
-        sentence_budget: int = 128,
         fingerprint: str = "",
     ):
         self.protocol = protocol
