@@ -7,7 +7,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install ocr demo test ui validate bench clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr demo test ui validate bench tagger clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ ui: install  ## Dagster UI on http://127.0.0.1:3000
 
 validate: install
 	$(VENV)/bin/dagster definitions validate -w workspace.yaml
+
+tagger: install  ## retrain the shipped span tagger from ../shared/realdata/pico_ebmnlp (2 cores: about 40 minutes)
+	$(VENV)/bin/hysem train tagger
 
 bench: install
 	$(PY) -m pip install --quiet -e '.[test,sample,bench]'

@@ -397,6 +397,109 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
 
 
 @main.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--protocol",
+    "protocol_name",
+    default=DEFAULT_PROTOCOL,
+    show_default=True,
+    help="Review protocol of config/protocols whose fields to extract.",
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="JSON Lines file of the results ('-' for standard output).",
+)
+def extract(input_path: Path, protocol_name: str, output: Path) -> None:
+    """Extract a protocol's fields from records you already have, without the graph.
+
+    INPUT is JSON Lines or CSV with ``id``, ``title``, ``abstract`` and an optional full
+    ``text``. Each record is read as ``extracted_fields`` reads a work, by the profile's
+    backend; the output has one JSON object per record: ``id``, each field's value,
+    ``evidence`` (per field: each value's sentence and character offsets in the text read),
+    ``status`` and ``error``. A line that cannot be read is reported with its number and
+    skipped.
+    """
+    import logging
+
+    from hysem_assets.environment import hysem_home
+    from hysem_assets.extraction.inputs import read_records
+    from hysem_assets.extraction.rows import documents_to_extract, extracted_rows
+    from hysem_assets.llm import build_backend
+    from hysem_assets.profile import load_profile
+    from hysem_assets.progress import Progress
+
+    protocol = load_protocol(protocol_name)
+    try:
+        records, problems = read_records(input_path)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    for problem in problems:
+        click.echo(f"warning: {input_path}, {problem}; skipped", err=True)
+    settings = load_profile().assets.extracted_fields
+    backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields", protocol=protocol)
+    corpus = records.rename(columns={"id": "cluster_id"})
+    full_texts = pd.DataFrame({"cluster_id": corpus["cluster_id"], "markdown": corpus["text"], "error": None})
+    documents = documents_to_extract(corpus, full_texts)
+    log = logging.getLogger("hysem.extract")
+    if not log.handlers:
+        log.addHandler(logging.StreamHandler(sys.stderr))
+        log.setLevel(logging.INFO)
+        log.propagate = False
+    progress = Progress(log, "extract", unit="records")
+    try:
+        rows = extracted_rows(documents, protocol, backend, settings, progress)
+    finally:
+        progress.close()
+    names = [spec.name for spec in protocol.fields]
+    with click.open_file(str(output), "w", encoding="utf-8") as handle:
+        for document, row in zip(documents, rows, strict=True):
+            result = {"id": document.doc_id, "text_source": document.metadata["text_source"]}
+            result |= {name: row[name] for name in names}
+            result |= {"evidence": json.loads(row["evidence"]), "status": row["status"], "error": row["error"]}
+            handle.write(json.dumps(result, ensure_ascii=False) + "\n")
+    statuses = pd.Series([row["status"] for row in rows], dtype="object").value_counts().to_dict()
+    click.echo(
+        f"{len(rows):,} records extracted with {protocol.name} ({statuses}); {len(problems)} lines skipped; "
+        f"wrote {output}",
+        err=True,
+    )
+
+
+@main.group()
+def train() -> None:
+    """Rebuild the models hysem ships from labelled data."""
+
+
+@train.command("tagger")
+@click.option(
+    "--data",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path(__file__).resolve().parents[2] / "shared" / "realdata" / "pico_ebmnlp",
+    show_default=True,
+    help="Folder with crowd_960.conll and interventions_1978.conll (EBM-NLP).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write the model (default: the package's pico/model, which extraction loads).",
+)
+def train_tagger(data: Path, output: Path | None) -> None:
+    """Train the participants / interventions / outcomes span tagger (CPU, fixed seed, about 40 minutes)."""
+    import logging
+
+    from hysem_assets.pico.build import build
+    from hysem_assets.pico.tagger import MODEL_DIR
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    card = build(data, output or MODEL_DIR, progress=lambda line: click.echo(line, err=True))
+    click.echo(f"wrote {output or MODEL_DIR} (sha256 {card['sha256'][:12]})")
+
+
+@main.command()
 @click.argument("pdf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file (default: stdout)."

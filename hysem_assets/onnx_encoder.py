@@ -93,7 +93,7 @@ def threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _atomic_target(target: Path) -> Path:
+def atomic_target(target: Path) -> Path:
     handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(handle)
     return Path(name)
@@ -102,7 +102,6 @@ def _atomic_target(target: Path) -> Path:
 def _export_fp32(folder: Path, target: Path) -> None:
     """Trace the model with mean pooling and normalisation, then fuse it for ONNX Runtime's CPU kernels."""
     import torch
-    from onnxruntime.transformers.optimizer import optimize_model
     from transformers import AutoConfig, AutoModel
 
     config = AutoConfig.from_pretrained(folder, local_files_only=True)
@@ -123,7 +122,7 @@ def _export_fp32(folder: Path, target: Path) -> None:
     # a padded sample, so no branch taken only for unpadded input is traced into the graph
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 102, 0, 0]])
     mask = (ids != 0).long()
-    traced = _atomic_target(target)
+    traced = atomic_target(target)
     try:
         with warnings.catch_warnings(), torch.inference_mode():
             warnings.simplefilter("ignore")
@@ -137,26 +136,34 @@ def _export_fp32(folder: Path, target: Path) -> None:
                 opset_version=OPSET,
                 dynamo=False,
             )
-        fused = optimize_model(
-            str(traced),
-            model_type="bert",
-            num_heads=config.num_attention_heads,
-            hidden_size=config.hidden_size,
-            opt_level=0,
-        )
-        fused.save_model_to_file(str(traced))
+        fuse_bert(traced, config)
         os.replace(traced, target)
     finally:
         traced.unlink(missing_ok=True)
 
 
-def _quantize_int8(source: Path, target: Path) -> None:
+def fuse_bert(path: Path, config: Any) -> None:
+    """Fuse a traced BERT's attention, GELU and layer norms in place for ONNX Runtime's CPU kernels."""
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    fused = optimize_model(
+        str(path),
+        model_type="bert",
+        num_heads=config.num_attention_heads,
+        hidden_size=config.hidden_size,
+        opt_level=0,
+    )
+    fused.save_model_to_file(str(path))
+
+
+def quantize_int8(source: Path, target: Path, reduce_range: bool = True) -> None:
     """Int8 weights per output channel, activations quantized per batch. ``reduce_range`` (7-bit weights)
-    keeps CPUs without VNNI from saturating; measured, it costs nothing here."""
+    keeps CPUs without VNNI from saturating; measured, it costs nothing for sentence vectors (the span
+    tagger measures its own choice)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantized, quiet = _atomic_target(target), logging.root.manager.disable
+    quantized, quiet = atomic_target(target), logging.root.manager.disable
     try:
         logging.disable(logging.WARNING)  # its advice to pre-process, written to the root logger each time
         quantize_dynamic(
@@ -164,7 +171,7 @@ def _quantize_int8(source: Path, target: Path) -> None:
             quantized,
             weight_type=QuantType.QInt8,
             per_channel=True,
-            reduce_range=True,
+            reduce_range=reduce_range,
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # fused ops have no inferred types
         )
         os.replace(quantized, target)
@@ -189,7 +196,7 @@ def exported(folder: Path, variant: str) -> Path:
         if not fp32.is_file():
             _export_fp32(folder, fp32)
         if not target.is_file():
-            _quantize_int8(fp32, target)
+            quantize_int8(fp32, target)
         (directory / "source.json").write_text(
             json.dumps({"model": str(folder), "fingerprint": fingerprint(str(folder))}, indent=1) + "\n"
         )

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from hysem_assets.environment import config_dir
 from hysem_assets.extraction.fields import RESERVED_NAMES, FieldSpec, PropertySpec
+from hysem_assets.pico.roles import ROLES
 from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
 if TYPE_CHECKING:
@@ -115,6 +116,9 @@ class ProtocolField(BaseModel):
     dictionary: str | None = None
     #: Phrases that announce a value in text ("primary outcome", "compared with").
     cues: list[str] = Field(default_factory=list)
+    #: How the embedded extractor fills it, when not by its type: ``tagger:<role>`` takes the trained span
+    #: tagger's participants, interventions, comparators or outcomes (hysem_assets/pico).
+    method: str | None = None
     graph: GraphLink | None = None
 
     @field_validator("values", mode="before")
@@ -138,6 +142,12 @@ class ProtocolField(BaseModel):
             raise ValueError("`dictionary` applies to terms, text and metric fields only")
         if self.kind == "metric" and self.dictionary is None:
             raise ValueError("a metric number needs a `dictionary` of metric names")
+        if self.method is not None:
+            kind, _, role = self.method.partition(":")
+            if kind != "tagger" or role not in ROLES:
+                raise ValueError(f"`method` must be one of {[f'tagger:{r}' for r in ROLES]} (got {self.method!r})")
+            if self.type not in ("terms", "text"):
+                raise ValueError("a tagger `method` fills terms and text fields only")
         if self.graph is not None:
             if self.graph.node and self.type != "terms":
                 raise ValueError("only a terms field becomes graph nodes; give other fields a `property`")

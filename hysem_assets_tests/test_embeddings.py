@@ -87,7 +87,7 @@ def test_onnx_export_is_written_once_and_reused(onnx_home: Path, monkeypatch: py
         raise AssertionError("exported again")
 
     monkeypatch.setattr(onnx_encoder, "_export_fp32", no_export)
-    monkeypatch.setattr(onnx_encoder, "_quantize_int8", no_export)
+    monkeypatch.setattr(onnx_encoder, "quantize_int8", no_export)
     monkeypatch.setattr(onnx_encoder, "_SESSIONS", {})  # as a new process: the session is read from disk
     again = Encoder(backend="onnx-int8").encode(["ozone exposure"])
     np.testing.assert_allclose(again, first, atol=1e-6)

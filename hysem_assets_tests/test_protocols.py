@@ -36,6 +36,12 @@ def test_the_generic_protocol_has_exactly_the_generic_fields() -> None:
     assert protocol.field("study_design").type == "category"
     assert protocol.field("sample_size").number_kind == "count"
     assert protocol.field("effect_estimates").records
+    assert {f.name: f.method for f in protocol.fields if f.method} == {
+        "population": "tagger:participants",
+        "intervention_or_exposure": "tagger:interventions",
+        "comparator": "tagger:comparators",
+        "outcomes": "tagger:outcomes",
+    }
 
 
 def test_servers_get_the_protocol_as_a_json_schema() -> None:
@@ -76,6 +82,9 @@ def _write(config: Path, fields: dict, **extra: object) -> Path:
         ({"evidence": {"type": "text", "description": "d"}}, r"field 'evidence':.*reserved"),
         ({"x": {"type": "text", "description": "d", "colour": "red"}}, r"field 'x': colour: Extra inputs"),
         ({"x": {"type": "text", "description": "d", "graph": {"property": "a b"}}}, r"field 'x':.*plain identifier"),
+        ({"x": {"type": "terms", "description": "d", "method": "tagger:drugs"}}, r"field 'x':.*tagger:participants"),
+        ({"x": {"type": "terms", "description": "d", "method": "crf:outcomes"}}, r"field 'x':.*`method` must be"),
+        ({"n": {"type": "number", "description": "d", "method": "tagger:outcomes"}}, r"field 'n':.*terms and text"),
     ],
 )
 def test_a_bad_protocol_names_the_file_and_field(config: Path, fields: dict, message: str) -> None:

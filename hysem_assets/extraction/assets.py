@@ -8,10 +8,10 @@ from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
 from hysem_assets.empty import empty_note, typed_when_empty
 from hysem_assets.environment import hysem_home
-from hysem_assets.extraction import TOKENIZER_NAME, Document, extract_documents_sync
+from hysem_assets.extraction import TOKENIZER_NAME, Document
 from hysem_assets.extraction.documents import EXTRACTION_RUN_COLUMNS
-from hysem_assets.extraction.evidence import evidence_for
 from hysem_assets.extraction.reuse import reader_of, reuse_or_extract
+from hysem_assets.extraction.rows import documents_to_extract, extracted_rows
 from hysem_assets.llm import build_backend
 from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
@@ -19,7 +19,6 @@ from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.protocols import Protocol, protocol_for_query
 from hysem_assets.resources import FieldExtractor
-from hysem_assets.retrieval.chunking import blank_reference_lists
 from hysem_assets.work_cache import WorkCache, work_id
 
 #: Types of the columns beside the fields, which a table of no works cannot infer.
@@ -33,23 +32,6 @@ RUN_DTYPES = {
     "cache_hits": "int64",
     "evidence": "object",
 }
-
-
-def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Document]:
-    """Every work: its parsed full text (reference lists blanked) where there is one, else title and abstract.
-
-    Closed-access works still get their fields from what the abstract says, and the row
-    records which text it came from.
-    """
-    full_text = parsed[parsed["error"].isna()].set_index("cluster_id")["markdown"].to_dict()
-    documents = []
-    for row in corpus.itertuples():
-        text = blank_reference_lists(full_text.get(row.cluster_id) or "")
-        source = "full_text" if text.strip() else "abstract"  # a parse that was all references has nothing else
-        if source == "abstract":
-            text = "\n\n".join(part for part in (row.title, row.abstract) if isinstance(part, str) and part)
-        documents.append(Document(row.cluster_id, text, {"title": row.title or "", "text_source": source}))
-    return documents
 
 
 def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
@@ -99,23 +81,7 @@ def extracted_fields(
             f"Extracting {len(fields)} fields of protocol {protocol.name} from {len(chosen):,} of "
             f"{len(documents):,} works (the others extracted before, read from the cache) with {backend.model}"
         )
-        results = extract_documents_sync(
-            chosen,
-            fields,
-            backend,
-            chunk_tokens=settings.chunk_tokens,
-            overlap=settings.overlap,
-            concurrency=settings.concurrency,
-            max_attempts=settings.max_attempts,
-            progress=progress,
-        )
-        return [
-            {
-                **result.as_row(),
-                "evidence": json.dumps(evidence_for(document.text, protocol, result.values), ensure_ascii=False),
-            }
-            for document, result in zip(chosen, results, strict=True)
-        ]
+        return extracted_rows(chosen, protocol, backend, settings, progress)
 
     try:
         run = reuse_or_extract(

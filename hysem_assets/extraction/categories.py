@@ -122,19 +122,21 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
     if not reading.sentences or not values:
         return None
     names = list(values)
-    similarity = reading.sentence_similarity(value_vectors(reading, values))  # sentences x values
-    best_sentence = similarity.argmax(axis=0)
     matches = cue_matches(reading, values)
     if matches:
         scores = {name: 0.0 for name in names}
         for match in matches:
             scores[match.value] += match.weight
-        for column, name in enumerate(names):
-            if scores[name]:
-                scores[name] += SIMILARITY_WEIGHT * float(similarity[:, column].max())
+        if not _decided(scores):  # embedding the sentences costs more than the rest of the field
+            similarity = reading.sentence_similarity(value_vectors(reading, values))  # sentences x values
+            for column, name in enumerate(names):
+                if scores[name]:
+                    scores[name] += SIMILARITY_WEIGHT * float(similarity[:, column].max())
         value = max(names, key=lambda name: scores[name])
         strongest = max((m for m in matches if m.value == value), key=lambda m: m.weight)
         return value, strongest.sentence
+    similarity = reading.sentence_similarity(value_vectors(reading, values))
+    best_sentence = similarity.argmax(axis=0)
     top = similarity.max(axis=0)
     order = np.argsort(-top)
     first = int(order[0])
@@ -142,3 +144,11 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
     if top[first] < MIN_SIMILARITY or top[first] - second < MIN_MARGIN:
         return None
     return names[first], int(best_sentence[first])
+
+
+def _decided(scores: Mapping[str, float]) -> bool:
+    """Whether the cue scores alone name the winner: a cued value gains between -1 and +1 times
+    :data:`SIMILARITY_WEIGHT` from similarity (cosines), a value without cues gains nothing."""
+    top, *others = sorted(scores.values(), reverse=True)
+    rival = max([score + SIMILARITY_WEIGHT if score else 0.0 for score in others], default=0.0)
+    return top - SIMILARITY_WEIGHT > rival

@@ -24,7 +24,7 @@ from hysem_assets.extraction.fields import FieldSpec, empty_record, record_model
 from hysem_assets.extraction.merge import merge_records
 from hysem_assets.extraction.prompts import correction_message, extraction_messages
 from hysem_assets.llm.backend import LLMBackend
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, TokenUsage
+from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, TokenUsage, UnreadableText
 
 Status = Literal["ok", "error", "empty"]
 #: Called with (documents finished, documents in total) after each document.
@@ -146,6 +146,7 @@ async def extract_document(
 
     if not chunks:
         return result("empty", "no text to extract from")
+    unreadable = None
     for chunk in chunks:
         messages = extraction_messages(
             fields,
@@ -157,10 +158,13 @@ async def extract_document(
         )
         try:
             answer = await _valid_answer(backend, messages, schema, model, params, max_attempts, usage)
+        except UnreadableText as exc:  # this excerpt adds nothing; the others may
+            unreadable = f"chunk {chunk.index + 1} of {len(chunks)}: {exc}" if len(chunks) > 1 else str(exc)
+            continue
         except LLMError as exc:
             return result("error", f"chunk {chunk.index + 1} of {len(chunks)}: {exc}")
         record = merge_records(fields, record, answer)
-    return result("ok")
+    return result("empty", unreadable) if unreadable and record == empty_record(fields) else result("ok")
 
 
 async def extract_documents(

@@ -30,15 +30,18 @@ from hysem_assets.extraction.open_terms import rank_terms
 from hysem_assets.extraction.passages import best_span
 from hysem_assets.extraction.prompts import excerpt_of
 from hysem_assets.extraction.reading import Reading
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message
+from hysem_assets.extraction.text import not_english
+from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, UnreadableText
 from hysem_assets.llm.config import ExtractiveConfig
 from hysem_assets.minilm import MODEL_NAME
+from hysem_assets.pico import tagger as pico_tagger
+from hysem_assets.pico.roles import role_values
 from hysem_assets.protocols import ESTIMATE_PROPERTIES, METRIC_PROPERTIES, Protocol, ProtocolField, load_protocol
 from hysem_assets.terms.dictionaries import load_dictionary
 from hysem_assets.terms.matcher import TermMatcher
 
 #: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
-RULES_VERSION = "open-vocabulary-1"
+RULES_VERSION = "tagger-1"
 
 Method = Literal[
     "dictionary",
@@ -46,6 +49,7 @@ Method = Literal[
     "sentences",
     "span",
     "category",
+    "tagger",
     "count",
     "duration",
     "effect_estimates",
@@ -55,7 +59,12 @@ Method = Literal[
 
 
 def method_for(field: ProtocolField) -> Method:
-    """How the embedded extractor fills ``field``, from its type, kind, dictionary and cues."""
+    """How the embedded extractor fills ``field``: the method it names, else by its rules (:func:`rule_for`)."""
+    return "tagger" if field.method else rule_for(field)
+
+
+def rule_for(field: ProtocolField) -> Method:
+    """The rule that fills ``field`` by its type, kind, dictionary and cues (also where the tagger finds nothing)."""
     if field.type == "category":
         return "category"
     if field.type == "terms":
@@ -80,6 +89,7 @@ class ExtractiveBackend:
         *,
         embedding_backend: str,
         sentence_budget: int,
+        tagger_budget: int = 0,
         embedding_model: str | None = None,
         device: str = "cpu",
         sentences: int = 2,
@@ -96,7 +106,12 @@ class ExtractiveBackend:
         self.min_similarity = min_similarity
         self.sentence_budget = sentence_budget
         self.focus = _focus_texts(protocol)
-        self._model_id = f"extractive/{Path(self.encoder.name).name}@{protocol.fingerprint}/{fingerprint}"
+        self.tagger = pico_tagger.load() if any(spec.method for spec in protocol.fields) else None
+        self.tagger_budget = tagger_budget
+        tagger_version = f"+tagger@{self.tagger.version}" if self.tagger else ""
+        self._model_id = (
+            f"extractive/{Path(self.encoder.name).name}{tagger_version}@{protocol.fingerprint}/{fingerprint}"
+        )
         self._lock = threading.Lock()
         self._shared_vectors: dict[str, Any] = {}  # descriptions and short phrases, across readings
 
@@ -119,11 +134,19 @@ class ExtractiveBackend:
         return Completion(text=json.dumps(values, ensure_ascii=False), parsed_json=values)
 
     def extract(self, text: str, names: Sequence[str]) -> dict[str, Any]:
-        """Values of the fields ``names`` found in ``text``; a name the protocol lacks stays empty."""
+        """Values of the fields ``names`` found in ``text``; a name the protocol lacks stays empty.
+
+        Raises :class:`UnreadableText` for a text in another language: the rules and the tagger read English.
+        """
+        reason = not_english(text)
+        if reason:
+            raise UnreadableText(reason)
         reading = Reading(
             text, self.encoder, self._lock, self._shared_vectors, focus=self.focus, budget=self.sentence_budget
         )
-        return {name: self._value(self.fields[name], reading) if name in self.fields else None for name in names}
+        tagged = [self.fields[n] for n in names if n in self.fields and self.fields[n].method]
+        roles = role_values(text, self.tagger.read(text, self.tagger_budget)) if tagged and self.tagger else {}
+        return {name: self._value(self.fields[name], reading, roles) if name in self.fields else None for name in names}
 
     def _others(self, field: ProtocolField) -> dict[str, str]:
         """Descriptions of the protocol's other phrase fields (terms, text): what a phrase must fit worse."""
@@ -133,9 +156,14 @@ class ExtractiveBackend:
             if spec.name != field.name and spec.type in ("terms", "text")
         }
 
-    def _value(self, field: ProtocolField, reading: Reading) -> Any:
+    def _value(self, field: ProtocolField, reading: Reading, roles: Mapping[str, list[str]]) -> Any:
         method = method_for(field)
         text = reading.text
+        if method == "tagger":
+            values = roles[(field.method or "").partition(":")[2]]
+            if values:
+                return values if field.type == "terms" else values[0]
+            method = rule_for(field)  # nothing tagged (not a clinical abstract, say): the field's rule
         if method == "dictionary":
             return self.dictionaries[field.name].find(text)
         if method == "phrases":
@@ -201,6 +229,7 @@ def _settings_fingerprint(config: ExtractiveConfig, dictionaries: Mapping[str, P
         config.sentences,
         config.min_similarity,
         config.sentence_budget,
+        config.tagger_budget,
         contents,
     ]
     return hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:12]
@@ -227,6 +256,7 @@ def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) ->
         sentences=config.sentences,
         min_similarity=config.min_similarity,
         sentence_budget=config.sentence_budget,
+        tagger_budget=config.tagger_budget,
         fingerprint=_settings_fingerprint(config, files),
     )
 

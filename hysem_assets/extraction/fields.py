@@ -9,6 +9,7 @@ prompt's field explanations. Changing a field is a protocol edit, never a code c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator
@@ -98,9 +99,15 @@ def record_model(fields: Sequence[FieldSpec]) -> type[BaseModel]:
     """The pydantic model one model answer (and the merged record) must satisfy.
 
     Unknown keys are ignored and missing ones default to empty, so only a value of the
-    wrong type (or a record missing a required property) makes an answer invalid.
+    wrong type (or a record missing a required property) makes an answer invalid. Built
+    once per set of fields: building a pydantic model costs more than reading an abstract.
     """
-    definitions = {spec.name: _python_type(spec) for spec in fields}
+    return _record_model(tuple(spec.model_dump_json() for spec in fields))
+
+
+@lru_cache(maxsize=64)
+def _record_model(specs: tuple[str, ...]) -> type[BaseModel]:
+    definitions = {spec.name: _python_type(spec) for spec in map(FieldSpec.model_validate_json, specs)}
     return create_model(SCHEMA_TITLE, __config__=ConfigDict(extra="ignore"), **definitions)
 
 

@@ -64,3 +64,24 @@ def normalized_sentence(sentence: str) -> str:
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (see :func:`sentence_spans`), markup stripped and whitespace collapsed."""
     return [normalized_sentence(text[start:end]) for start, end in sentence_spans(text)]
+
+
+#: Fewer words than this say too little to tell a language by.
+_LANGUAGE_WORDS = 20
+#: English function words that no other major language of the literature spells the same way.
+_ENGLISH_WORDS = frozenset(
+    "the of and to with was were is are for that this these by from we our which than after between".split()
+)
+#: English abstracts have a fifth or more of their words in that list; other languages almost none.
+_ENGLISH_SHARE = 0.06
+
+
+def not_english(text: str) -> str | None:
+    """Why ``text`` is not read as English (too few of its words are common English ones), or None."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    if len(words) < _LANGUAGE_WORDS:
+        return None
+    share = sum(word in _ENGLISH_WORDS for word in words) / len(words)
+    if share >= _ENGLISH_SHARE:
+        return None
+    return f"not English ({share:.0%} common English words): the embedded extractor reads English text only"

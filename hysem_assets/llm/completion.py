@@ -19,6 +19,10 @@ class LLMError(Exception):
     """A request a backend could not answer, after its own retries; the caller records it."""
 
 
+class UnreadableText(LLMError):
+    """A text the backend cannot read (another language, no words): its fields stay empty, with this reason."""
+
+
 class GenerationParams(BaseModel):
     """Sampling parameters; part of the cache key, so equal parameters replay equal answers."""
 

@@ -103,6 +103,9 @@ class ExtractiveConfig(_Common):
     #: Most sentences of one excerpt embedded for similarity; a longer one embeds its opening and the
     #: sentences that share most words with the protocol (extraction/focus.py). 0: every sentence.
     sentence_budget: int = Field(128, ge=0)
+    #: Most word pieces of one excerpt the span tagger reads (fields with ``method: tagger:...``): the title
+    #: and abstract, then the sections named like methods and results (pico/tagger.py). 0: all of it.
+    tagger_budget: int = Field(2048, ge=0)
 
 
 BackendConfig = Annotated[

@@ -8,7 +8,7 @@ from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
 from hysem_assets.empty import empty_note
 from hysem_assets.environment import hysem_home
-from hysem_assets.extraction.assets import documents_to_extract
+from hysem_assets.extraction.rows import documents_to_extract
 from hysem_assets.llm import build_backend
 from hysem_assets.llm.config import answer_settings
 from hysem_assets.partitions import queries_partitions

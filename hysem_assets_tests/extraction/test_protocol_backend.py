@@ -9,7 +9,7 @@ import pytest
 
 from hysem_assets.extraction import Document, extract_documents_sync
 from hysem_assets.extraction.evidence import evidence_for
-from hysem_assets.extraction.extractive import from_protocol, method_for
+from hysem_assets.extraction.extractive import from_protocol, method_for, rule_for
 from hysem_assets.llm import build_backend
 from hysem_assets.protocols import Protocol, load_protocol
 
@@ -30,14 +30,21 @@ def test_each_field_type_gets_its_method() -> None:
     generic, sample = load_protocol("generic"), load_protocol("pollution-cardio-ml")
     assert {spec.name: method_for(spec) for spec in generic.fields} == {
         "study_design": "category",
-        "population": "span",
+        "population": "tagger",
         "sample_size": "count",
-        "intervention_or_exposure": "phrases",
-        "comparator": "span",
-        "outcomes": "phrases",
+        "intervention_or_exposure": "tagger",
+        "comparator": "tagger",
+        "outcomes": "tagger",
         "effect_estimates": "effect_estimates",
         "setting": "span",
         "follow_up": "duration",
+    }
+    # where the tagger finds nothing, each of its fields falls back to the rule its type gives
+    assert {spec.name: rule_for(spec) for spec in generic.fields if spec.method} == {
+        "population": "phrases",
+        "intervention_or_exposure": "phrases",
+        "comparator": "span",
+        "outcomes": "phrases",
     }
     assert method_for(sample.field("study_type")) == "sentences"  # text without cues: as before
     assert method_for(sample.field("ml_methods_used")) == "dictionary"

@@ -1,0 +1,120 @@
+"""Participants, interventions and outcomes on held-out expert-style labels: the span tagger beside the rules.
+
+Reads the validation split of ../shared/realdata/pico_ebmnlp (the abstracts ``hysem train
+tagger`` holds out: never trained on, nothing chosen by them) and scores, token by token:
+
+* the tagger's own spans (the shipped int8 file) against the labelled words of each class;
+* the generic protocol's values as a reader gets them, through the whole extraction path
+  (chunking, prompts, the extractive backend, merging): every occurrence of an extracted
+  value in the abstract marks its tokens; population against participants,
+  intervention_or_exposure and comparator together against interventions, outcomes
+  against outcomes;
+
+for the generic protocol as shipped (tagger) and, in the same run, the same protocol with
+its tagger methods taken off (the previous release's rules: noun-phrase ranking and cue
+spans), with the abstracts per second of the whole generic extraction (all nine fields).
+
+Then, on the real abstracts of other subjects in ../shared/realdata (PubMed efetch XML,
+OpenAlex and Crossref works with an abstract of 200 characters or more, read as
+``benchmarks/embed_speed.py`` reads them), how often each of the four fields is filled,
+per source, by both extractors.
+
+    python benchmarks/pico_tagging.py [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from hysem_assets.extraction import Document, extract_documents_sync
+from hysem_assets.llm import build_backend
+from hysem_assets.pico.corpus import split, training_corpus
+from hysem_assets.pico.evaluation import GENERIC_FIELDS, document_text, span_scores, value_scores
+from hysem_assets.pico.tagger import load
+from hysem_assets.protocols import Protocol, load_protocol
+from hysem_assets_tests.paths import REALDATA
+
+sys.path.insert(0, str(Path(__file__).parent))
+from embed_speed import real_works  # noqa: E402
+
+FILLED = ("population", "intervention_or_exposure", "comparator", "outcomes")
+
+
+def without_tagger(protocol: Protocol) -> Protocol:
+    """The protocol with the rules of the previous release: no tagger method, population a text span again."""
+    fields = [
+        spec.model_copy(update={"method": None, "type": "text" if spec.name == "population" else spec.type})
+        for spec in protocol.fields
+    ]
+    return protocol.model_copy(update={"fields": fields})
+
+
+def values_as_lists(record: dict[str, Any]) -> dict[str, list[str]]:
+    return {
+        name: [v for v in value if isinstance(v, str)] if isinstance(value, list) else [value] if value else []
+        for name, value in record.items()
+    }
+
+
+def run(protocol: Protocol, documents: list[Document]) -> tuple[list[dict[str, list[str]]], float]:
+    """Values per document and abstracts per second, the model loaded before the clock starts."""
+    backend = build_backend({"backend": "extractive", "cache": False}, protocol=protocol)
+    fields = protocol.extraction_fields()
+    extract_documents_sync(documents[:2], fields, backend)
+    started = time.monotonic()
+    results = extract_documents_sync(documents, fields, backend, concurrency=2)
+    rate = len(documents) / (time.monotonic() - started)
+    return [values_as_lists(result.values) for result in results], rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=0, help="Only the first N held-out abstracts.")
+    args = parser.parse_args()
+    _, validation = split(training_corpus(REALDATA / "pico_ebmnlp"))
+    validation = validation[: args.limit or None]
+    documents = [Document(d.pmid, document_text(d)[0]) for d in validation]
+    tokens = sum(len(d.words) for d in validation)
+    print(f"{len(validation)} held-out abstracts, {tokens:,} tokens\n")
+
+    spans = span_scores(validation, load().tag)
+    generic = load_protocol("generic")
+    rules_values, rules_rate = run(without_tagger(generic), documents)
+    tagger_values, tagger_rate = run(generic, documents)
+    rules = value_scores(validation, rules_values, GENERIC_FIELDS)
+    tagged = value_scores(validation, tagger_values, GENERIC_FIELDS)
+
+    rows = []
+    for label in GENERIC_FIELDS:
+        rows.append(
+            [label, *(rules[label][k] for k in ("precision", "recall", "f1"))]
+            + [*(tagged[label][k] for k in ("precision", "recall", "f1")), spans[label]["f1"]]
+        )
+    headers = ["class", "rules P", "rules R", "rules F1", "tagger P", "tagger R", "tagger F1", "spans F1"]
+    print(tabulate(rows, headers=headers, floatfmt=".3f"))
+    print(
+        f"\nwhole generic extraction: rules {rules_rate:.1f} abstracts/s, tagger {tagger_rate:.1f} abstracts/s "
+        f"({tagger_rate / rules_rate:.2f}x)"
+    )
+    works = real_works(REALDATA)[0]
+    works = works[works["abstract"].fillna("").str.len() >= 200]
+    sources = works["cluster_id"].str.partition(":")[0]
+    real = [Document(row.cluster_id, f"{row.title}\n\n{row.abstract}") for row in works.itertuples()]
+    rows = []
+    for name, protocol in (("rules", without_tagger(generic)), ("tagger", generic)):
+        found, _ = run(protocol, real)
+        for source in sorted(set(sources)):
+            chosen = [v for v, s in zip(found, sources, strict=True) if s == source]
+            rows.append([name, source, len(chosen)] + [sum(bool(v[f]) for v in chosen) / len(chosen) for f in FILLED])
+    print("\nfilled on real abstracts of other subjects")
+    print(tabulate(rows, headers=["extractor", "source", "abstracts", *FILLED], floatfmt=".2f"))
+
+
+if __name__ == "__main__":
+    main()

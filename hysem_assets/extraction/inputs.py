@@ -1,0 +1,94 @@
+"""Records a reviewer already has, for ``hysem extract``: JSON Lines or CSV with ``id``, ``title``, ``abstract``
+and an optional full ``text``.
+
+A line that cannot be read (bad JSON, not an object, no id, an id seen before, a value that is
+not text) is reported with its line number and left out; the others go on.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+COLUMNS = ("id", "title", "abstract", "text")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A line left out and why."""
+
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+def _lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value or the error) of each non-blank line of a JSON Lines file."""
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as error:
+                yield number, ValueError(f"not JSON ({error.msg} at column {error.colno})")
+
+
+def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, row) of a CSV file with a header; the line is where the row starts."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None or "id" not in reader.fieldnames:
+            raise ValueError(f"{path}: a CSV of records needs a header with an `id` column (and title, abstract, text)")
+        line = reader.line_num + 1
+        for row in reader:
+            yield line, row
+            line = reader.line_num + 1
+
+
+def _record(value: Any) -> dict[str, str]:
+    """The record's columns as text; ValueError naming what is wrong."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"a record must be a JSON object, not {type(value).__name__}")
+    record = {}
+    for column in COLUMNS:
+        item = value.get(column)
+        if item is None:
+            item = ""
+        if column == "id" and isinstance(item, int) and not isinstance(item, bool):
+            item = str(item)
+        if not isinstance(item, str):
+            raise ValueError(f"`{column}` must be text, not {type(item).__name__}")
+        record[column] = item
+    if not record["id"].strip():
+        raise ValueError("no `id`")
+    return record
+
+
+def read_records(path: Path) -> tuple[pd.DataFrame, list[Problem]]:
+    """The records of ``path`` (``.csv``; anything else is read as JSON Lines) and the lines left out."""
+    lines = _rows(path) if path.suffix.lower() == ".csv" else _lines(path)
+    records: list[dict[str, str]] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for number, value in lines:
+        try:
+            if isinstance(value, Exception):
+                raise value
+            record = _record(value)
+            if record["id"] in seen:
+                raise ValueError(f"id {record['id']!r} already on line {seen[record['id']]}")
+        except ValueError as error:
+            problems.append(Problem(number, str(error)))
+            continue
+        seen[record["id"]] = number
+        records.append(record)
+    return pd.DataFrame(records, columns=list(COLUMNS)), problems

@@ -1,0 +1,202 @@
+"""The shipped span tagger at run time: ONNX Runtime over the packaged model files, no torch.
+
+:func:`load` opens ``model/tagger-int8.onnx`` beside this module (built by ``hysem train
+tagger``); :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut
+them, and returns each text's spans per class with character offsets and the mean
+probability of their words. A word is a run of the tokenizer's pre-tokens (whitespace and
+punctuation split it); its probability is the mean over its word pieces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from hysem_assets.extraction.text import sentence_spans
+from hysem_assets.pico.corpus import CLASSES
+
+#: Where the shipped weights live, and what rebuilds them.
+MODEL_DIR = Path(__file__).parent / "model"
+MODEL_FILE = "tagger-int8.onnx"
+REBUILD = "make tagger"
+#: Most word pieces in one window, [CLS] and [SEP] included (training cuts the same windows).
+WINDOW = 256
+#: Longest text the tagger reads, in characters; the rest of a longer one is left out.
+MAX_CHARS = 60_000
+#: The opening of a text (title and abstract) read whole, in word pieces.
+OPENING = 512
+#: Headings of the sections of a full text that name participants, interventions and outcomes.
+_SECTIONS = re.compile(
+    r"method|material|patient|participant|subject|population|design|intervention|procedure|outcome|endpoint|result",
+    re.IGNORECASE,
+)
+_PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=[ \t]*\n\s*\n|\s*\Z)", re.DOTALL)
+_HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def word_pieces(path: Path) -> Tokenizer:
+    """The WordPiece tokenizer in ``path``, without the truncation and padding its file may set."""
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+class TaggerUnavailable(RuntimeError):
+    """The weights are missing or unreadable; the message names the file and the command that rebuilds it."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A tagged span: its class, character range in the text, words and mean probability."""
+
+    label: str
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+class Tagger:
+    """One ONNX Runtime session of the tagger; calls from several threads are serialised."""
+
+    def __init__(
+        self, folder: Path = MODEL_DIR, threshold: float = 0.5, model_file: str = MODEL_FILE, card: dict | None = None
+    ) -> None:
+        from onnxruntime import InferenceSession
+
+        path = folder / model_file
+        try:
+            self.session = InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            self.tokenizer = word_pieces(folder / "tokenizer.json")
+            self.card = card if card is not None else json.loads((folder / "tagger.json").read_text(encoding="utf-8"))
+        except Exception as error:  # noqa: BLE001 - onnxruntime raises its own classes for a bad file
+            raise TaggerUnavailable(
+                f"the span tagger cannot be loaded from {path} ({type(error).__name__}); rebuild it with `{REBUILD}`"
+            ) from None
+        #: Names these weights in the ids of extraction caches: new weights, new answers.
+        self.version: str = self.card["sha256"][:12]
+        self.threshold = threshold
+        self._lock = threading.Lock()
+
+    def tag(self, texts: Sequence[str], batch_size: int = 16) -> list[list[Span]]:
+        """The spans of each text, in text order."""
+        pieces = [self._pieces(text[:MAX_CHARS]) for text in texts]
+        windows = [(t, w) for t, (ids, _, cuts) in enumerate(pieces) for w in range(len(cuts) - 1)]
+        probabilities = [np.zeros((len(ids), len(CLASSES)), dtype=np.float32) for ids, _, _ in pieces]
+        windows.sort(key=lambda tw: pieces[tw[0]][2][tw[1] + 1] - pieces[tw[0]][2][tw[1]])
+        for start in range(0, len(windows), batch_size):
+            batch = windows[start : start + batch_size]
+            rows = [pieces[t][0][pieces[t][2][w] : pieces[t][2][w + 1]] for t, w in batch]
+            width = max(len(row) for row in rows) + 2
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for r, row in enumerate(rows):
+                ids[r, : len(row) + 2] = [101, *row, 102]
+                mask[r, : len(row) + 2] = 1
+            with self._lock:
+                (logits,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask})
+            for r, (t, w) in enumerate(batch):
+                first = pieces[t][2][w]
+                probabilities[t][first : first + len(rows[r])] = 1 / (1 + np.exp(-logits[r, 1 : len(rows[r]) + 1]))
+        return [
+            _spans(text[:MAX_CHARS], offsets, p, self.threshold)
+            for text, (_, offsets, _), p in zip(texts, pieces, probabilities, strict=True)
+        ]
+
+    def read(self, text: str, budget: int) -> list[Span]:
+        """The spans of one document: its opening, then the sections named like methods or results, until
+        ``budget`` word pieces are read (0: all of it). Offsets are into ``text``; control characters are read
+        as spaces."""
+        text = _CONTROL.sub(" ", text[:MAX_CHARS])
+        parts = reading_parts(text, budget, lambda part: len(self.tokenizer.encode(part, add_special_tokens=False)))
+        tagged = self.tag([text[start:end] for start, end in parts])
+        return [
+            Span(span.label, span.start + start, span.end + start, span.text, span.score)
+            for (start, _), spans in zip(parts, tagged, strict=True)
+            for span in spans
+        ]
+
+    def _pieces(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+        """Word-piece ids and offsets of ``text``, and where its windows of whole sentences start and end."""
+        encoding = self.tokenizer.encode(text, add_special_tokens=False)
+        ids, offsets = encoding.ids, encoding.offsets
+        ends = sorted({end for _, end in sentence_spans(text)})
+        room, cuts, sentence_start, piece = WINDOW - 2, [0], 0, 0
+        for piece, (start, _) in enumerate(offsets):
+            while ends and ends[0] <= start:  # this piece opens a new sentence
+                ends.pop(0)
+                sentence_start = piece
+            if piece - cuts[-1] >= room:
+                cuts.append(sentence_start if cuts[-1] < sentence_start < piece else piece)
+        if offsets:
+            cuts.append(len(ids))
+        return ids, offsets, cuts
+
+
+def reading_parts(
+    text: str, budget: int, pieces: Callable[[str], int], opening: int = OPENING
+) -> list[tuple[int, int]]:
+    """Character ranges of ``text`` to tag: all of a text within ``budget`` word pieces (or with budget 0), else
+    its opening (``opening`` pieces of whole paragraphs) and then, in text order, the paragraphs of the sections
+    whose headings :data:`_SECTIONS` names, while the budget lasts. ``pieces`` counts a part's word pieces."""
+    if budget <= 0 or pieces(text) <= budget:
+        return [(0, len(text))] if text.strip() else []
+    paragraphs = [(m.start(), m.end()) for m in _PARAGRAPH.finditer(text)]
+    headings = [(m.start(), bool(_SECTIONS.search(m.group(1)))) for m in _HEADING.finditer(text)]
+    chosen, used = [], 0
+    for start, end in paragraphs:
+        section = next((wanted for at, wanted in reversed(headings) if at <= start), False)
+        if used >= opening and not section:
+            continue
+        cost = pieces(text[start:end])
+        if used + cost > budget:
+            if used >= opening:
+                continue
+            break
+        chosen.append((start, end))
+        used += cost
+    return chosen
+
+
+def _spans(text: str, offsets: Sequence[tuple[int, int]], probabilities: np.ndarray, threshold: float) -> list[Span]:
+    """Runs of words whose mean probability of a class reaches ``threshold``, per class.
+
+    A word is a run of pieces with no gap between letters or digits ("HbA1c" is one word,
+    "type-2" three), so a word is in or out of a span whole.
+    """
+    groups: list[list[int]] = []
+    for index, (start, _) in enumerate(offsets):
+        previous = offsets[index - 1][1] if index else -1
+        if groups and previous == start and text[start].isalnum() and text[previous - 1].isalnum():
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    words = [(offsets[g[0]][0], offsets[g[-1]][1], probabilities[g].mean(axis=0)) for g in groups]
+    found: list[Span] = []
+    for c, label in enumerate(CLASSES):
+        run: list[tuple[int, int, np.ndarray]] = []
+        for word in [*words, None]:
+            if word is not None and word[2][c] >= threshold:
+                run.append(word)
+                continue
+            if run:
+                start, end = run[0][0], run[-1][1]
+                found.append(Span(label, start, end, text[start:end], float(np.mean([w[2][c] for w in run]))))
+                run = []
+    return sorted(found, key=lambda span: (span.start, CLASSES.index(span.label)))
+
+
+@lru_cache(maxsize=1)
+def load(folder: str = str(MODEL_DIR)) -> Tagger:
+    """The process' tagger (one session, loaded on first use)."""
+    return Tagger(Path(folder))

@@ -1,0 +1,180 @@
+"""Training the span tagger: the packaged MiniLM fine-tuned as a multi-label token classifier.
+
+Each word piece gets one sigmoid output per class, so an abstract labelled for interventions
+only still teaches interventions: the loss leaves out the classes a document's labels do not
+cover (:attr:`~hysem_assets.pico.corpus.Document.known`). Words are split into word pieces
+by the packaged tokenizer; every piece of a labelled word carries its label, and a window
+holds whole sentences up to :data:`WINDOW` pieces, as :mod:`hysem_assets.pico.tagger` reads
+text. The run is seeded, single-process and CPU-only, so the same data gives the same weights
+on the same library versions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+from transformers import AutoModel
+
+from hysem_assets.pico.corpus import CLASSES, Document
+from hysem_assets.pico.tagger import WINDOW, word_pieces
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What a training run depends on besides the data; written beside the weights."""
+
+    epochs: float = 1.5
+    batch_size: int = 16
+    learning_rate: float = 8e-5
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    seed: int = 13
+    threads: int = 2
+
+
+@dataclass
+class Window:
+    """Word-piece ids of a window, per-piece targets (pieces x classes) and which classes count in the loss."""
+
+    ids: list[int]
+    targets: np.ndarray
+    known: tuple[bool, ...]
+
+
+def windows(document: Document, tokenizer: Tokenizer, window: int = WINDOW) -> list[Window]:
+    """``document`` cut into windows of whole sentences (a sentence longer than a window is cut anywhere)."""
+    pieces: list[list[int]] = [tokenizer.encode(word, add_special_tokens=False).ids or [100] for word in document.words]
+    room = window - 2
+    result: list[Window] = []
+    ids: list[int] = []
+    targets: list[list[float]] = []
+
+    def close() -> None:
+        if ids:
+            target = np.array([[0.0] * len(CLASSES), *targets, [0.0] * len(CLASSES)], dtype=np.float32)
+            result.append(Window([101, *ids, 102], target, document.known))
+        ids.clear()
+        targets.clear()
+
+    sentence_start = 0
+    for index, word in enumerate(document.words):
+        word_pieces = pieces[index]
+        if len(ids) + len(word_pieces) > room:
+            # move the open sentence to the next window, unless it alone fills one
+            keep = sum(len(pieces[i]) for i in range(sentence_start, index))
+            carried = (ids[-keep:], targets[-keep:]) if 0 < keep < len(ids) else ([], [])
+            if carried[0]:
+                del ids[-keep:], targets[-keep:]
+            close()
+            ids.extend(carried[0])
+            targets.extend(carried[1])
+        label = [float(document.tags[c][index]) for c in range(len(CLASSES))]
+        ids.extend(word_pieces)
+        targets.extend([label] * len(word_pieces))
+        if word in (".", "?", "!"):
+            sentence_start = index + 1
+    close()
+    return result
+
+
+def train(
+    documents: Sequence[Document],
+    base: Path,
+    target: Path,
+    settings: TrainingSettings = TrainingSettings(),
+    progress: Callable[[str], None] = log.info,
+) -> Path:
+    """Fine-tune the model in ``base`` on ``documents``; save it (transformers format) to ``target``."""
+    random.seed(settings.seed)
+    np.random.seed(settings.seed)
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(True)
+
+    tokenizer = word_pieces(base / "tokenizer.json")
+    data = [w for document in documents for w in windows(document, tokenizer)]
+    model = TokenTagger(AutoModel.from_pretrained(base, local_files_only=True, attn_implementation="eager"))
+    steps = math.ceil(len(data) / settings.batch_size * settings.epochs)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
+    warmup = max(1, int(steps * settings.warmup))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (steps - step) / max(1, steps - warmup)))
+    )
+    order = random.Random(settings.seed)
+    model.train()
+    started, step, losses = time.monotonic(), 0, []
+    while step < steps:
+        # windows of similar length in a batch, batches in random order: less padding, same mix
+        shuffled = sorted(order.sample(data, len(data)), key=lambda w: len(w.ids) // 32)
+        batches = [shuffled[i : i + settings.batch_size] for i in range(0, len(shuffled), settings.batch_size)]
+        order.shuffle(batches)
+        for batch in batches:
+            if step >= steps:
+                break
+            loss = model.loss(*_collate(batch))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+            step += 1
+            if step % 20 == 0 or step == steps:
+                rate = step / (time.monotonic() - started)
+                progress(
+                    f"step {step}/{steps}  loss {np.mean(losses[-20:]):.4f}  "
+                    f"{rate * 60:.1f} steps/min, {(steps - step) / rate / 60:.0f} min left"
+                )
+    target.mkdir(parents=True, exist_ok=True)
+    model.encoder.save_pretrained(target)
+    torch.save(model.head.state_dict(), target / "head.pt")
+    (target / "training.json").write_text(
+        json.dumps({**asdict(settings), "windows": len(data), "documents": len(documents), "steps": steps}, indent=1)
+    )
+    return target
+
+
+def _collate(batch: Sequence[Window]) -> tuple[torch.Tensor, ...]:
+    width = max(len(w.ids) for w in batch)
+    ids = torch.zeros((len(batch), width), dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    targets = torch.zeros((len(batch), width, len(CLASSES)))
+    weights = torch.zeros((len(batch), width, len(CLASSES)))
+    for row, w in enumerate(batch):
+        n = len(w.ids)
+        ids[row, :n] = torch.tensor(w.ids)
+        mask[row, :n] = 1
+        targets[row, :n] = torch.from_numpy(w.targets)
+        weights[row, 1 : n - 1] = torch.tensor([float(k) for k in w.known])
+    return ids, mask, targets, weights
+
+
+class TokenTagger(torch.nn.Module):
+    """The encoder with one linear layer giving a logit per class and word piece."""
+
+    def __init__(self, encoder: torch.nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.dropout = torch.nn.Dropout(0.1)
+        self.head = torch.nn.Linear(encoder.config.hidden_size, len(CLASSES))
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return self.head(self.dropout(hidden))
+
+    def loss(self, ids: torch.Tensor, mask: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+        """Binary cross-entropy per class and piece, over the pieces and classes ``weights`` keeps."""
+        each = torch.nn.functional.binary_cross_entropy_with_logits(self(ids, mask), targets, reduction="none")
+        return (each * weights).sum() / weights.sum().clamp(min=1.0)

@@ -1,0 +1,92 @@
+"""``hysem extract``: a reviewer's own records through the same extraction as ``extracted_fields``."""
+
+import csv
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from hysem_assets.cli import main
+
+TRIAL = {
+    "id": "trial-1",
+    "title": "Ginger versus placebo for nausea and vomiting in early pregnancy: a randomised controlled trial",
+    "abstract": (
+        "We randomly assigned 120 pregnant women with nausea in their first trimester to ginger capsules or "
+        "placebo for four days. The primary outcome was the change in nausea score; the number of vomiting "
+        "episodes was a secondary outcome. Nausea scores fell more with ginger than with placebo."
+    ),
+}
+
+SPANISH = (
+    "Se asignaron al azar 120 mujeres embarazadas con náuseas en el primer trimestre a cápsulas de jengibre o "
+    "placebo durante cuatro días. La variable principal fue el cambio en la puntuación de náuseas."
+)
+
+
+def run(tmp_path: Path, lines: list[str], suffix: str = ".jsonl") -> tuple[list[dict], str]:
+    source, output = tmp_path / f"records{suffix}", tmp_path / "out.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["extract", "--protocol", "generic", str(source), "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()], result.stderr
+
+
+def test_fields_with_evidence_inside_each_record_and_bad_lines_reported(tmp_path: Path) -> None:
+    records = [
+        json.dumps(TRIAL),
+        '{"id": "broken", "title": ',
+        json.dumps({"id": "es", "title": "Jengibre frente a placebo", "abstract": SPANISH}),
+        json.dumps({"id": "empty", "title": "", "abstract": ""}),
+        json.dumps({"title": "no id"}),
+        json.dumps(
+            {"id": "long", "title": "Aspirin", "abstract": "Patients were treated with aspirin for pain. " * 4500}
+        ),
+        json.dumps(
+            {"id": "controls", "title": "Aspirin\x07 trial", "abstract": "Adults\x00 with migraine got aspirin."}
+        ),
+    ]
+    rows, stderr = run(tmp_path, records)
+    assert "line 2: not JSON" in stderr and "line 5: no `id`" in stderr
+    by_id = {row["id"]: row for row in rows}
+    assert list(by_id) == ["trial-1", "es", "empty", "long", "controls"]
+
+    trial = by_id["trial-1"]
+    assert trial["status"] == "ok"
+    assert any("pregnant women" in value for value in trial["population"])
+    assert any("ginger" in value.lower() for value in trial["intervention_or_exposure"])
+    assert trial["comparator"] == "placebo"
+    assert any("nausea" in value.lower() for value in trial["outcomes"])
+    assert trial["study_design"] == "randomised controlled trial"
+    text = f"{TRIAL['title']}\n\n{TRIAL['abstract']}"
+    for field, entries in trial["evidence"].items():
+        for entry in entries:
+            assert text[entry["start"] : entry["end"]] == entry["sentence"], field
+
+    assert by_id["es"]["status"] == "empty" and "not English" in by_id["es"]["error"]
+    assert by_id["es"]["population"] == [] and by_id["es"]["comparator"] is None
+    assert by_id["empty"]["status"] == "empty" and by_id["empty"]["error"]
+    assert by_id["long"]["status"] == "ok" and by_id["long"]["intervention_or_exposure"]
+    assert by_id["controls"]["status"] == "ok"
+
+
+def test_csv_records_with_a_full_text(tmp_path: Path) -> None:
+    source = tmp_path / "records.csv"
+    with source.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["id", "title", "abstract", "text"])
+        writer.writeheader()
+        writer.writerow({**TRIAL, "text": ""})
+        writer.writerow({"id": "ft", "title": "A trial", "abstract": "", "text": f"# Methods\n\n{TRIAL['abstract']}"})
+    output = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, ["extract", str(source), "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [(row["id"], row["text_source"]) for row in rows] == [("trial-1", "abstract"), ("ft", "full_text")]
+    assert rows[1]["outcomes"]
+
+
+def test_a_csv_without_ids_is_refused_in_one_line(tmp_path: Path) -> None:
+    source = tmp_path / "records.csv"
+    source.write_text("title,abstract\nA,B\n")
+    result = CliRunner().invoke(main, ["extract", str(source), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code != 0 and "`id` column" in result.output

@@ -1,0 +1,77 @@
+"""From tagged spans to participants, interventions, comparators and outcomes."""
+
+import re
+
+import pytest
+
+from hysem_assets.pico.roles import cleaned, comparator_spans, role_values
+from hysem_assets.pico.tagger import Span
+
+
+def tagged(text: str, marks: dict[str, list[str]]) -> list[Span]:
+    """Spans of ``text``: every occurrence of each marked phrase, with its label."""
+    spans = [
+        Span(label, m.start(), m.end(), m.group(), 0.9)
+        for label, phrases in marks.items()
+        for phrase in phrases
+        for m in re.finditer(re.escape(phrase), text)
+    ]
+    return sorted(spans, key=lambda s: s.start)
+
+
+TEXT = (
+    "Ginger versus metoclopramide for nausea in pregnant women. "
+    "We randomised 120 pregnant women in their first trimester to ginger or metoclopramide. "
+    "The primary outcome was the nausea score; vomiting episodes were secondary."
+)
+
+
+def test_the_second_arm_of_a_versus_b_is_the_comparator() -> None:
+    spans = tagged(
+        TEXT,
+        {
+            "interventions": ["Ginger", "metoclopramide", "ginger"],
+            "participants": ["pregnant women", "120 pregnant women in their first trimester"],
+            "outcomes": ["nausea", "nausea score", "vomiting episodes"],
+        },
+    )
+    values = role_values(TEXT, spans)
+    assert values["interventions"] == ["Ginger"]  # one spelling, case aside
+    assert values["comparators"] == ["metoclopramide"]
+    assert values["participants"][0] == "120 pregnant women in their first trimester"  # the fullest first
+    assert set(values["participants"]) == {"120 pregnant women in their first trimester", "pregnant women"}
+    assert values["outcomes"] == ["nausea", "nausea score", "vomiting episodes"]
+
+
+def test_control_conditions_are_comparators_wherever_they_stand() -> None:
+    text = "Placebo-controlled trial. Patients received vitamin D3 or a matching placebo; usual care continued."
+    spans = tagged(text, {"interventions": ["vitamin D3", "a matching placebo", "usual care"]})
+    interventions = [s for s in spans if s.label == "interventions"]
+    assert comparator_spans(text, interventions) == {1, 2}
+    values = role_values(text, spans)
+    assert values == {
+        "participants": [],
+        "interventions": ["vitamin D3"],
+        "comparators": ["matching placebo", "usual care"],
+        "outcomes": [],
+    }
+
+
+def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
+    text = "Exercise was offered. Versus the literature, diet was also studied."
+    spans = tagged(text, {"interventions": ["Exercise", "diet"]})
+    assert comparator_spans(text, spans) == set()
+
+
+@pytest.mark.parametrize(
+    ("span", "value"),
+    [
+        (" the children aged 6-12 years ,", "children aged 6-12 years"),
+        ("(n = 45 adults", "n = 45 adults"),
+        ("asthma (moderate)", "asthma (moderate)"),
+        ("., ;", ""),
+        ("12", ""),
+    ],
+)
+def test_values_are_readable_phrases(span: str, value: str) -> None:
+    assert cleaned(span) == value
