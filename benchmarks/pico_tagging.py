@@ -102,6 +102,8 @@ def main() -> None:
         f"\nwhole generic extraction: rules {rules_rate:.1f} abstracts/s, tagger {tagger_rate:.1f} abstracts/s "
         f"({tagger_rate / rules_rate:.2f}x)"
     )
+    held_out = {f: sum(bool(v[f]) for v in tagger_values) / len(tagger_values) for f in FILLED}
+    print("filled on the held-out trial abstracts: " + ", ".join(f"{f} {share:.0%}" for f, share in held_out.items()))
     works = real_works(REALDATA)[0]
     works = works[works["abstract"].fillna("").str.len() >= 200]
     sources = works["cluster_id"].str.partition(":")[0]

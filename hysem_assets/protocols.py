@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from hysem_assets.environment import config_dir
 from hysem_assets.extraction.fields import RESERVED_NAMES, FieldSpec, PropertySpec
-from hysem_assets.pico.roles import ROLES
+from hysem_assets.pico import ROLES
 from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
 if TYPE_CHECKING:

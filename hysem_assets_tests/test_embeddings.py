@@ -77,6 +77,7 @@ def test_onnx_backends_give_the_torch_vectors_in_input_order(
 def test_onnx_export_is_written_once_and_reused(onnx_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
     monkeypatch.delenv("HYSEM_MODELS_DIR")  # the default place, in the home
+    monkeypatch.setattr(onnx_encoder, "_SESSIONS", {})  # as a new process: no session of an earlier test
     first = Encoder(backend="onnx-int8").encode(["ozone exposure"])
     folder = onnx_encoder.model_dir(packaged_model_path())
     assert folder.parent == onnx_home / "models" and folder.name.startswith(f"{MODEL_NAME}-")
