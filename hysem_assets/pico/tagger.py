@@ -3,8 +3,8 @@
 :func:`load` opens ``model/tagger-int8.onnx`` beside this module (built by ``hysem train
 tagger``); :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut
 them, and returns each text's spans per class with character offsets and the mean
-probability of their words. A word is a run of the tokenizer's pre-tokens (whitespace and
-punctuation split it); its probability is the mean over its word pieces.
+probability of their words (a word's probability is the mean over its word pieces).
+:meth:`Tagger.read` reads one document within a budget of word pieces.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Tagger:
             self.session = InferenceSession(str(path), providers=["CPUExecutionProvider"])
             self.tokenizer = word_pieces(folder / "tokenizer.json")
             self.card = card if card is not None else json.loads((folder / "tagger.json").read_text(encoding="utf-8"))
-        except Exception as error:  # noqa: BLE001 - onnxruntime raises its own classes for a bad file
+        except Exception as error:  # onnxruntime raises its own classes for a bad file
             raise TaggerUnavailable(
                 f"the span tagger cannot be loaded from {path} ({type(error).__name__}); rebuild it with `{REBUILD}`"
             ) from None
@@ -131,7 +131,7 @@ class Tagger:
         encoding = self.tokenizer.encode(text, add_special_tokens=False)
         ids, offsets = encoding.ids, encoding.offsets
         ends = sorted({end for _, end in sentence_spans(text)})
-        room, cuts, sentence_start, piece = WINDOW - 2, [0], 0, 0
+        room, cuts, sentence_start = WINDOW - 2, [0], 0
         for piece, (start, _) in enumerate(offsets):
             while ends and ends[0] <= start:  # this piece opens a new sentence
                 ends.pop(0)
@@ -162,6 +162,10 @@ def reading_parts(
         if used + cost > budget:
             if used >= opening:
                 continue
+            # the opening ends inside this paragraph: its share of the budget left, cut at a space
+            end = start + int((end - start) * (budget - used) / cost)
+            end = max(text.rfind(" ", start, end), start + 1) if " " in text[start:end] else end
+            chosen.append((start, end))
             break
         chosen.append((start, end))
         used += cost

@@ -88,3 +88,6 @@ def test_a_long_text_is_read_by_its_opening_and_its_methods_and_results() -> Non
     assert "# Introduction" not in parts and not any(p.startswith("Background") for p in parts)
     assert "# Methods" in parts and "# Results" in parts and not any(p.startswith("So") for p in parts)
     assert reading_parts(text, 0, words) == [(0, len(text))]
+    # one paragraph longer than the budget: its beginning, within the budget, cut at a space
+    (only,) = reading_parts("Patients were given aspirin. " * 4500, 2048, words)
+    assert only[0] == 0 and 1500 < words(("Patients were given aspirin. " * 4500)[only[0] : only[1]]) <= 2048
