@@ -2,7 +2,8 @@
 
 It answers the same structured requests as an LLM, reading the excerpt between the
 document tags of the prompt and filling each requested field of the query's protocol by
-what the field declares (:func:`method_for`): synonym dictionaries where a field has one,
+what the field declares (:func:`method_for`): the trained span tagger (hysem_assets/pico) for a
+field naming ``method: tagger:<role>``, synonym dictionaries where a field has one,
 open-vocabulary noun phrases ranked by cues and packaged MiniLM embeddings for terms,
 cue-announced spans for text with cues, the sentences most similar to the explanation for
 text without, cue phrases and similarity for categories, regular expressions for counts,
