@@ -1,7 +1,7 @@
 """The shipped span tagger at run time: ONNX Runtime over the packaged model files, no torch.
 
 :func:`load` opens ``model/tagger-int8.onnx`` beside this module (built by ``hysem train
-tagger``); :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut
+tagger``) with the packaged MiniLM's tokenizer, whose hash the card records; :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut
 them, and returns each text's spans per class with character offsets and the mean
 probability of their words (a word's probability is the mean over its word pieces).
 :meth:`Tagger.read` reads one document within a budget of word pieces.
@@ -9,6 +9,7 @@ probability of their words (a word's probability is the mean over its word piece
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -21,6 +22,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from hysem_assets.extraction.text import sentence_spans
+from hysem_assets.minilm import PACKAGE, packaged_model_path
 from hysem_assets.pico.corpus import CLASSES
 
 #: Where the shipped weights live, and what rebuilds them.
@@ -41,6 +43,11 @@ _SECTIONS = re.compile(
 _PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=[ \t]*\n\s*\n|\s*\Z)", re.DOTALL)
 _HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def tokenizer_file() -> Path:
+    """The WordPiece vocabulary of the packaged MiniLM the tagger was fine-tuned from (not copied beside it)."""
+    return packaged_model_path() / "tokenizer.json"
 
 
 def word_pieces(path: Path) -> Tokenizer:
@@ -77,12 +84,19 @@ class Tagger:
         path = folder / model_file
         try:
             self.session = InferenceSession(str(path), providers=["CPUExecutionProvider"])
-            self.tokenizer = word_pieces(folder / "tokenizer.json")
             self.card = card if card is not None else json.loads((folder / "tagger.json").read_text(encoding="utf-8"))
         except Exception as error:  # onnxruntime raises its own classes for a bad file
             raise TaggerUnavailable(
                 f"the span tagger cannot be loaded from {path} ({type(error).__name__}); rebuild it with `{REBUILD}`"
             ) from None
+        vocabulary = tokenizer_file()
+        trained_with = self.card.get("tokenizer_sha256")
+        if trained_with and hashlib.sha256(vocabulary.read_bytes()).hexdigest() != trained_with:
+            raise TaggerUnavailable(
+                f"the span tagger in {folder} was trained with another tokenizer than {vocabulary} "
+                f"(a different {PACKAGE} version?); rebuild it with `{REBUILD}`"
+            )
+        self.tokenizer = word_pieces(vocabulary)
         #: Names these weights in the ids of extraction caches: new weights, new answers.
         self.version: str = self.card["sha256"][:12]
         self.threshold = threshold

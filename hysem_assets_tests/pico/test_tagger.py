@@ -91,3 +91,12 @@ def test_a_long_text_is_read_by_its_opening_and_its_methods_and_results() -> Non
     # one paragraph longer than the budget: its beginning, within the budget, cut at a space
     (only,) = reading_parts("Patients were given aspirin. " * 4500, 2048, words)
     assert only[0] == 0 and 1500 < words(("Patients were given aspirin. " * 4500)[only[0] : only[1]]) <= 2048
+
+
+def test_weights_trained_with_another_tokenizer_are_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(MODEL_DIR, folder)
+    card = json.loads((folder / "tagger.json").read_text())
+    (folder / "tagger.json").write_text(json.dumps({**card, "tokenizer_sha256": "0" * 64}))
+    with pytest.raises(TaggerUnavailable, match="another tokenizer.*make tagger"):
+        Tagger(folder)
