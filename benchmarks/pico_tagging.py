@@ -10,9 +10,10 @@ tagger`` holds out: never trained on, nothing chosen by them) and scores, token 
   intervention_or_exposure and comparator together against interventions, outcomes
   against outcomes;
 
-for the generic protocol as shipped (tagger) and, in the same run, the same protocol with
-its tagger methods taken off (the previous release's rules: noun-phrase ranking and cue
-spans), with the abstracts per second of the whole generic extraction (all nine fields).
+for the generic protocol as shipped (tagger, the default settings) and, in the same run, the
+previous release's extractor: the same protocol with its tagger methods taken off (noun-phrase
+ranking and cue spans) and float32 sentence vectors; with the abstracts per second of the whole
+generic extraction (all nine fields) of both.
 
 Then, on the real abstracts of other subjects in ../shared/realdata (PubMed efetch XML,
 OpenAlex and Crossref works with an abstract of 200 characters or more, read as
@@ -62,9 +63,15 @@ def values_as_lists(record: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
-def run(protocol: Protocol, documents: list[Document]) -> tuple[list[dict[str, list[str]]], float]:
+#: The previous release's extractor settings: float32 sentence vectors.
+PREVIOUS = {"embedding_backend": "onnx"}
+
+
+def run(
+    protocol: Protocol, documents: list[Document], settings: dict[str, Any] | None = None
+) -> tuple[list[dict[str, list[str]]], float]:
     """Values per document and abstracts per second, the model loaded before the clock starts."""
-    backend = build_backend({"backend": "extractive", "cache": False}, protocol=protocol)
+    backend = build_backend({"backend": "extractive", "cache": False, **(settings or {})}, protocol=protocol)
     fields = protocol.extraction_fields()
     extract_documents_sync(documents[:2], fields, backend)
     started = time.monotonic()
@@ -85,7 +92,7 @@ def main() -> None:
 
     spans = span_scores(validation, load().tag)
     generic = load_protocol("generic")
-    rules_values, rules_rate = run(without_tagger(generic), documents)
+    rules_values, rules_rate = run(without_tagger(generic), documents, PREVIOUS)
     tagger_values, tagger_rate = run(generic, documents)
     rules = value_scores(validation, rules_values, GENERIC_FIELDS)
     tagged = value_scores(validation, tagger_values, GENERIC_FIELDS)
@@ -109,8 +116,8 @@ def main() -> None:
     sources = works["cluster_id"].str.partition(":")[0]
     real = [Document(row.cluster_id, f"{row.title}\n\n{row.abstract}") for row in works.itertuples()]
     rows = []
-    for name, protocol in (("rules", without_tagger(generic)), ("tagger", generic)):
-        found, _ = run(protocol, real)
+    for name, protocol, settings in (("rules", without_tagger(generic), PREVIOUS), ("tagger", generic, None)):
+        found, _ = run(protocol, real, settings)
         for source in sorted(set(sources)):
             chosen = [v for v, s in zip(found, sources, strict=True) if s == source]
             rows.append([name, source, len(chosen)] + [sum(bool(v[f]) for v in chosen) / len(chosen) for f in FILLED])

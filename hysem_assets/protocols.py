@@ -119,6 +119,9 @@ class ProtocolField(BaseModel):
     #: How the embedded extractor fills it, when not by its type: ``tagger:<role>`` takes the trained span
     #: tagger's participants, interventions, comparators or outcomes (hysem_assets/pico).
     method: str | None = None
+    #: category: allowed value -> the publication types that state it (PubMed's PublicationType, the type
+    #: OpenAlex, Crossref or Scopus gives). A work whose source states one takes that value, whatever the text says.
+    publication_types: dict[str, list[str]] | None = None
     graph: GraphLink | None = None
 
     @field_validator("values", mode="before")
@@ -148,6 +151,12 @@ class ProtocolField(BaseModel):
                 raise ValueError(f"`method` must be one of {[f'tagger:{r}' for r in ROLES]} (got {self.method!r})")
             if self.type not in ("terms", "text"):
                 raise ValueError("a tagger `method` fills terms and text fields only")
+        if self.publication_types is not None:
+            if self.type != "category":
+                raise ValueError("`publication_types` applies to category fields only")
+            unknown = sorted(set(self.publication_types) - set(self.values or {}))
+            if unknown:
+                raise ValueError(f"`publication_types` names values the field does not allow: {unknown}")
         if self.graph is not None:
             if self.graph.node and self.type != "terms":
                 raise ValueError("only a terms field becomes graph nodes; give other fields a `property`")

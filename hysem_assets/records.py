@@ -26,6 +26,7 @@ CORE_COLUMNS: tuple[str, ...] = (
     "issue",
     "pages",
     "item_type",  # source's own type, lower case ("journal-article", "erratum", "book", ...)
+    "publication_types",  # every type the source states, "; "-separated (PubMed's PublicationType list)
     "language",  # ISO 639 code as the source gives it
     "pmid",
     "openalex_id",  # "W123..." without the URL prefix

@@ -26,6 +26,7 @@ _COMPLETENESS: dict[str, Callable[[Any], int]] = {
     "authors": lambda value: len(split_authors(value)),
     "journal": lambda value: len(str(value).strip()),
     "pages": lambda value: len(str(value).strip()),
+    "publication_types": lambda value: len(str(value).split(";")),
 }
 #: Fields describing one source record: they come from the canonical record.
 _IDENTITY = ("source", "source_id", "raw")

@@ -5,7 +5,9 @@ Each allowed value's description in the protocol holds comma-separated cue phras
 A value is chosen by the cues the text uses, weighted by where they stand: the title, a
 "design" heading or a sentence about this work count more; a cue governed by another
 ("meta-analysis of randomised trials", "a cohort study nested in a trial", "cross-sectional
-analysis of a cohort") or in the plural (studies the work reviews) counts less. Without
+analysis of a cohort") or in the plural (studies the work reviews) counts less. A value
+with cues always wins over one without; between cued values, the similarity of the
+sentences holding the cues to each value's name and description adds to the count. Without
 any cue, the value whose name and description are most similar to a sentence wins,
 when similar enough; otherwise the field stays empty.
 """
@@ -124,15 +126,16 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
     names = list(values)
     matches = cue_matches(reading, values)
     if matches:
-        scores = {name: 0.0 for name in names}
+        scores: dict[str, float] = {}
         for match in matches:
-            scores[match.value] += match.weight
-        if not _decided(scores):  # embedding the sentences costs more than the rest of the field
-            similarity = reading.sentence_similarity(value_vectors(reading, values))  # sentences x values
+            scores[match.value] = scores.get(match.value, 0.0) + match.weight
+        if not _decided(scores):  # embedding costs more than the rest of the field: only the cued sentences
+            cued = sorted({match.sentence for match in matches})
+            similarity = reading.embed([reading.sentences[i] for i in cued]) @ value_vectors(reading, values).T
             for column, name in enumerate(names):
-                if scores[name]:
+                if name in scores:
                     scores[name] += SIMILARITY_WEIGHT * float(similarity[:, column].max())
-        value = max(names, key=lambda name: scores[name])
+        value = max(scores, key=lambda name: scores[name])
         strongest = max((m for m in matches if m.value == value), key=lambda m: m.weight)
         return value, strongest.sentence
     similarity = reading.sentence_similarity(value_vectors(reading, values))
@@ -147,8 +150,7 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
 
 
 def _decided(scores: Mapping[str, float]) -> bool:
-    """Whether the cue scores alone name the winner: a cued value gains between -1 and +1 times
-    :data:`SIMILARITY_WEIGHT` from similarity (cosines), a value without cues gains nothing."""
+    """Whether the cue scores of the cued values alone name the winner: each gains between -1 and +1 times
+    :data:`SIMILARITY_WEIGHT` from similarity (cosines). A value without cues never wins over one with."""
     top, *others = sorted(scores.values(), reverse=True)
-    rival = max([score + SIMILARITY_WEIGHT if score else 0.0 for score in others], default=0.0)
-    return top - SIMILARITY_WEIGHT > rival
+    return not others or top - SIMILARITY_WEIGHT > others[0] + SIMILARITY_WEIGHT

@@ -1,5 +1,5 @@
-"""Records a reviewer already has, for ``hysem extract``: JSON Lines or CSV with ``id``, ``title``, ``abstract``
-and an optional full ``text``.
+"""Records a reviewer already has, for ``hysem extract``: JSON Lines or CSV with ``id``, ``title``, ``abstract``,
+an optional full ``text`` and optional ``publication_types`` ("; "-separated, or a list in JSON Lines).
 
 A line that cannot be read (bad JSON, not an object, no id, an id seen before, a value that is
 not text) is reported with its line number and left out; the others go on.
@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-COLUMNS = ("id", "title", "abstract", "text")
+COLUMNS = ("id", "title", "abstract", "text", "publication_types")
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ def _record(value: Any) -> dict[str, str]:
             item = ""
         if column == "id" and isinstance(item, int) and not isinstance(item, bool):
             item = str(item)
+        if column == "publication_types" and isinstance(item, list) and all(isinstance(t, str) for t in item):
+            item = "; ".join(item)
         if not isinstance(item, str):
             raise ValueError(f"`{column}` must be text, not {type(item).__name__}")
         record[column] = item

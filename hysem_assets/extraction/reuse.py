@@ -1,6 +1,7 @@
 """Which extractions a re-run can skip: a work's row is kept by its text and everything that reads it.
 
-The key holds the text the work is read from and its title (the model sees both), the
+The key holds the text the work is read from, its title (the model sees both) and its
+publication types (:mod:`~hysem_assets.extraction.publication_types`), the
 protocol's fingerprint, the backend's model id (the embedded extractor's names its rules,
 settings and dictionaries), the backend settings that change answers
 (:func:`~hysem_assets.llm.config.answer_settings`), the chunking and attempts, and
@@ -20,7 +21,7 @@ from hysem_assets.profile import ExtractionSettings
 from hysem_assets.work_cache import CachedRun, Row, WorkCache, content_key
 
 #: Change when hysem's extraction code (prompts, merging, evidence) changes what it writes.
-EXTRACT_CODE = "extract-1"
+EXTRACT_CODE = "extract-2"
 #: What a row says this run spent on the work.
 ACCOUNTING = ("prompt_tokens", "completion_tokens", "cache_hits")
 
@@ -38,7 +39,15 @@ def reader_of(protocol_fingerprint: str, model: str, settings: ExtractionSetting
 
 
 def extraction_key(document: Document, reader: Mapping[str, Any]) -> str:
-    return content_key("extracted_fields", EXTRACT_CODE, document.text, document.metadata.get("title"), reader)
+    metadata = document.metadata
+    return content_key(
+        "extracted_fields",
+        EXTRACT_CODE,
+        document.text,
+        metadata.get("title"),
+        metadata.get("publication_types"),
+        reader,
+    )
 
 
 def reuse_or_extract(

@@ -14,6 +14,7 @@ import pandas as pd
 
 from hysem_assets.extraction.documents import Document, ProgressCallback, extract_documents_sync
 from hysem_assets.extraction.evidence import evidence_for
+from hysem_assets.extraction.publication_types import record_types, with_stated_values
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.profile import ExtractionSettings
 from hysem_assets.protocols import Protocol
@@ -24,7 +25,8 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
     """Every work: its parsed full text (reference lists blanked) where there is one, else title and abstract.
 
     Closed-access works still get their fields from what the abstract says, and the row
-    records which text it came from.
+    records which text it came from. The types the record's sources state (``publication_types``,
+    ``item_type``) go along: a protocol's category field may take its value from them.
     """
     full_text = parsed[parsed["error"].isna()].set_index("cluster_id")["markdown"].to_dict()
     documents = []
@@ -33,7 +35,9 @@ def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Doc
         source = "full_text" if text.strip() else "abstract"  # a parse that was all references has nothing else
         if source == "abstract":
             text = "\n\n".join(part for part in (row.title, row.abstract) if isinstance(part, str) and part)
-        documents.append(Document(row.cluster_id, text, {"title": row.title or "", "text_source": source}))
+        types = record_types(getattr(row, "publication_types", None), getattr(row, "item_type", None))
+        metadata = {"title": row.title or "", "text_source": source, "publication_types": types}
+        documents.append(Document(row.cluster_id, text, metadata))
     return documents
 
 
@@ -44,7 +48,10 @@ def extracted_rows(
     settings: ExtractionSettings,
     progress: ProgressCallback | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per document: the protocol's fields, status and accounting, and the evidence as JSON text."""
+    """One row per document: the protocol's fields, status and accounting, and the evidence as JSON text.
+
+    A value the record's publication types state replaces what the backend read in the text.
+    """
     results = extract_documents_sync(
         documents,
         protocol.extraction_fields(),
@@ -55,10 +62,13 @@ def extracted_rows(
         max_attempts=settings.max_attempts,
         progress=progress,
     )
-    return [
-        {
-            **result.as_row(),
-            "evidence": json.dumps(evidence_for(document.text, protocol, result.values), ensure_ascii=False),
-        }
-        for document, result in zip(documents, results, strict=True)
-    ]
+    rows = []
+    for document, result in zip(documents, results, strict=True):
+        values, evidence = with_stated_values(
+            protocol,
+            result.values,
+            evidence_for(document.text, protocol, result.values),
+            document.metadata.get("publication_types", ()),
+        )
+        rows.append({**result.as_row(), **values, "evidence": json.dumps(evidence, ensure_ascii=False)})
+    return rows

@@ -99,7 +99,7 @@ class ExtractiveConfig(_Common):
     #: Below this cosine similarity a sentence is not an answer (the field stays empty).
     min_similarity: float = Field(0.1, ge=-1, le=1)
     #: How a CPU embeds: onnx (ONNX Runtime, torch's vectors, faster), onnx-int8, torch; a GPU runs torch.
-    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = "onnx"
+    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = "onnx-int8"
     #: Most sentences of one excerpt embedded for similarity; a longer one embeds its opening and the
     #: sentences that share most words with the protocol (extraction/focus.py). 0: every sentence.
     sentence_budget: int = Field(128, ge=0)

@@ -10,9 +10,9 @@ probability of their words (a word's probability is the mean over its word piece
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -74,16 +74,20 @@ class Span:
 
 
 class Tagger:
-    """One ONNX Runtime session of the tagger; calls from several threads are serialised."""
+    """One ONNX Runtime session of the tagger, one thread per call: extraction reads several documents at once,
+    and on two cores two single-threaded calls outran one two-threaded call at a time by about 15%."""
 
     def __init__(
         self, folder: Path = MODEL_DIR, threshold: float = 0.5, model_file: str = MODEL_FILE, card: dict | None = None
     ) -> None:
-        from onnxruntime import InferenceSession
+        from onnxruntime import InferenceSession, SessionOptions
 
         path = folder / model_file
         try:
-            self.session = InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            options = SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            self.session = InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             self.card = card if card is not None else json.loads((folder / "tagger.json").read_text(encoding="utf-8"))
         except Exception as error:  # onnxruntime raises its own classes for a bad file
             raise TaggerUnavailable(
@@ -100,28 +104,21 @@ class Tagger:
         #: Names these weights in the ids of extraction caches: new weights, new answers.
         self.version: str = self.card["sha256"][:12]
         self.threshold = threshold
-        self._lock = threading.Lock()
 
-    def tag(self, texts: Sequence[str], batch_size: int = 16) -> list[list[Span]]:
-        """The spans of each text, in text order."""
+    def tag(self, texts: Sequence[str]) -> list[list[Span]]:
+        """The spans of each text, in text order.
+
+        Each window runs alone: int8 activations are scaled per call, so a window's spans never depend on
+        its neighbours, and no call computes padding (windows of one abstract differ in length by half).
+        """
         pieces = [self._pieces(text[:MAX_CHARS]) for text in texts]
-        windows = [(t, w) for t, (ids, _, cuts) in enumerate(pieces) for w in range(len(cuts) - 1)]
         probabilities = [np.zeros((len(ids), len(CLASSES)), dtype=np.float32) for ids, _, _ in pieces]
-        windows.sort(key=lambda tw: pieces[tw[0]][2][tw[1] + 1] - pieces[tw[0]][2][tw[1]])
-        for start in range(0, len(windows), batch_size):
-            batch = windows[start : start + batch_size]
-            rows = [pieces[t][0][pieces[t][2][w] : pieces[t][2][w + 1]] for t, w in batch]
-            width = max(len(row) for row in rows) + 2
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for r, row in enumerate(rows):
-                ids[r, : len(row) + 2] = [101, *row, 102]
-                mask[r, : len(row) + 2] = 1
-            with self._lock:
-                (logits,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask})
-            for r, (t, w) in enumerate(batch):
-                first = pieces[t][2][w]
-                probabilities[t][first : first + len(rows[r])] = 1 / (1 + np.exp(-logits[r, 1 : len(rows[r]) + 1]))
+        for (ids, _, cuts), found in zip(pieces, probabilities, strict=True):
+            for first, end in itertools.pairwise(cuts):
+                window = np.array([[101, *ids[first:end], 102]], dtype=np.int64)
+                feed = {"input_ids": window, "attention_mask": np.ones_like(window)}
+                (logits,) = self.session.run(None, feed)
+                found[first:end] = 1 / (1 + np.exp(-logits[0, 1:-1]))
         return [
             _spans(text[:MAX_CHARS], offsets, p, self.threshold)
             for text, (_, offsets, _), p in zip(texts, pieces, probabilities, strict=True)

@@ -185,6 +185,7 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
     journal = item.find("Journal")
     issue = journal.find("JournalIssue") if journal is not None else None
     authors, first_author = _authors(item.find("AuthorList"))
+    publication_types = [text for el in item.iterfind("PublicationTypeList/PublicationType") if (text := _text(el))]
     record = empty_record("pubmed", pmid)
     record.update(
         pmid=pmid,
@@ -199,7 +200,8 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
         volume=_first_text(issue, "Volume"),
         issue=_first_text(issue, "Issue"),
         pages=_pages(item),
-        item_type=_item_type(item.iterfind("PublicationTypeList/PublicationType")),
+        item_type=_item_type(publication_types),
+        publication_types="; ".join(publication_types) or None,
         language=clean_text(item.findtext("Language")),
         oa_url=_pmc_url(article.find("PubmedData/ArticleIdList")),
         raw=_serialize(article),
@@ -338,8 +340,8 @@ def _pmc_url(id_list: ET.Element | None) -> str | None:
     return f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
 
 
-def _item_type(publication_types: Iterable[ET.Element]) -> str:
-    types = {text.lower() for el in publication_types if (text := _text(el))}
+def _item_type(publication_types: Iterable[str]) -> str:
+    types = {text.lower() for text in publication_types}
     return next((name for key, name in _TYPE_PRECEDENCE if key in types), "journal article")
 
 

@@ -70,6 +70,30 @@ def test_fields_with_evidence_inside_each_record_and_bad_lines_reported(tmp_path
     assert by_id["controls"]["status"] == "ok"
 
 
+def test_a_stated_publication_type_decides_the_design_and_is_its_evidence(tmp_path: Path) -> None:
+    editorial = {
+        "id": "editorial",
+        "title": "Ginger for nausea: what the new trials mean",
+        "abstract": TRIAL["abstract"],  # a trial's words, but the indexer typed the record an editorial
+        "publication_types": ["Journal Article", "Editorial"],
+    }
+    review = {**editorial, "id": "review", "publication_types": "Journal Article; Review"}  # says nothing precise
+    rows, _ = run(tmp_path, [json.dumps(editorial), json.dumps(review)])
+
+    stated, unstated = rows
+    assert stated["study_design"] == "narrative review or editorial"
+    assert stated["evidence"]["study_design"] == [
+        {
+            "value": "narrative review or editorial",
+            "sentence": "Publication type: Editorial",
+            "source": "publication_types",
+        }
+    ]
+    assert unstated["study_design"] == "randomised controlled trial"  # from the text, with its sentence
+    assert unstated["evidence"]["study_design"][0]["sentence"].startswith("We randomly assigned")
+    assert stated["population"] == unstated["population"]  # the other fields read the text either way
+
+
 def test_csv_records_with_a_full_text(tmp_path: Path) -> None:
     source = tmp_path / "records.csv"
     with source.open("w", newline="", encoding="utf-8") as handle:

@@ -40,6 +40,8 @@ def test_every_real_efetch_file_parses_into_complete_records(path: Path) -> None
         assert record["pmid"] == record["source_id"] and record["pmid"].isdigit()
         assert record["title"] and record["year"] and record["journal"]
         assert record["raw"].startswith("<PubmedArticle") and record["pmid"] in record["raw"]
+        types = record["publication_types"].split("; ") if record["publication_types"] else []
+        assert len(types) == record["raw"].count("<PublicationType ")
     if path.parent == EFETCH_DIR and path.stem != "37909814":
         assert [record["pmid"] for record in records] == [path.stem]
 
@@ -49,6 +51,7 @@ def test_published_erratum_with_unicode_names() -> None:
     record = fetch_one(EFETCH_DIR / "38833988.xml")
 
     assert record["item_type"] == "erratum"
+    assert record["publication_types"] == "Published Erratum"
     assert record["title"].startswith('Corrigendum to "MageC2 protein is upregulated')
     # the corrected article's DOI (in CommentsCorrections) must not be taken
     assert record["doi"] == "10.1016/j.bbamcr.2024.119767"
