@@ -66,20 +66,28 @@ def _openalex_works(value: object) -> list[dict]:
 
 
 def real_works(realdata: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(works: cluster_id, title, abstract; documents: cluster_id, markdown) from the realdata files."""
+    """(works: cluster_id, title, abstract, publication_types; documents: cluster_id, markdown) from the
+    realdata files."""
     works: list[dict] = []
     for path in sorted(realdata.glob("pubmed_*/*.xml")):
         body = path.read_bytes()
         if b"<PubmedArticleSet" in body:
             works += [
-                {"cluster_id": f"pubmed:{r['source_id']}", "title": r["title"], "abstract": r["abstract"]}
+                {
+                    "cluster_id": f"pubmed:{r['source_id']}",
+                    **{k: r[k] for k in ("title", "abstract", "publication_types")},
+                }
                 for r in parse_efetch(body, str(path))
             ]
     for path in sorted(realdata.glob("openalex/*/*.json")):
         for work in _openalex_works(json.loads(path.read_text(encoding="utf-8"))):
             record = parse_work(work)
             works.append(
-                {"cluster_id": f"openalex:{record['source_id']}", **{k: record[k] for k in ("title", "abstract")}}
+                {
+                    "cluster_id": f"openalex:{record['source_id']}",
+                    **{k: record[k] for k in ("title", "abstract")},
+                    "publication_types": record["item_type"],
+                }
             )
     for path in sorted(realdata.glob("crossref_habanero/*.json")):
         message = json.loads(path.read_text(encoding="utf-8")).get("message")
@@ -92,13 +100,15 @@ def real_works(realdata: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                         "cluster_id": f"doi:{item['DOI'].lower()}",
                         "title": title,
                         "abstract": jats_to_text(item.get("abstract")),
+                        "publication_types": item.get("type"),
                     }
                 )
     documents = [
         {"cluster_id": f"md:{path.relative_to(realdata)}", "markdown": path.read_text(encoding="utf-8")}
         for path in sorted(realdata.glob("pdf_docling_*/*/*.md"))
     ]
-    frame = pd.DataFrame(works, columns=["cluster_id", "title", "abstract"]).drop_duplicates("cluster_id")
+    columns = ["cluster_id", "title", "abstract", "publication_types"]
+    frame = pd.DataFrame(works, columns=columns).drop_duplicates("cluster_id")
     return frame, pd.DataFrame(documents, columns=["cluster_id", "markdown"])
 
 

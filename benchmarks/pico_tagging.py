@@ -18,7 +18,10 @@ generic extraction (all nine fields) of both.
 Then, on the real abstracts of other subjects in ../shared/realdata (PubMed efetch XML,
 OpenAlex and Crossref works with an abstract of 200 characters or more, read as
 ``benchmarks/embed_speed.py`` reads them), how often each of the four fields is filled,
-per source, by both extractors.
+per source, by both extractors; and how often study_design is filled from the text alone,
+from the types the record's source states (PubMed's publication types, the OpenAlex or
+Crossref type) and from both as ``hysem`` fills it, with how often the text's design agrees
+with a stated one.
 
     python benchmarks/pico_tagging.py [--limit N]
 """
@@ -34,6 +37,7 @@ from typing import Any
 from tabulate import tabulate
 
 from hysem_assets.extraction import Document, extract_documents_sync
+from hysem_assets.extraction.publication_types import record_types, stated_values
 from hysem_assets.llm import build_backend
 from hysem_assets.pico.corpus import split, training_corpus
 from hysem_assets.pico.evaluation import GENERIC_FIELDS, document_text, span_scores, value_scores
@@ -123,6 +127,35 @@ def main() -> None:
             rows.append([name, source, len(chosen)] + [sum(bool(v[f]) for v in chosen) / len(chosen) for f in FILLED])
     print("\nfilled on real abstracts of other subjects")
     print(tabulate(rows, headers=["extractor", "source", "abstracts", *FILLED], floatfmt=".2f"))
+    print("\nstudy_design on the same abstracts")
+    print(tabulate(design_rows(generic, works, found), headers=DESIGN_HEADERS, floatfmt=".2f"))
+
+
+DESIGN_HEADERS = ["source", "abstracts", "from text", "stated by type", "filled", "text agrees with type"]
+
+
+def design_rows(protocol: Protocol, works: Any, found: list[dict[str, list[str]]]) -> list[list[Any]]:
+    """Per source: study_design filled from the text, stated by the record's types, filled by both, and how
+    often the text's value is the stated one where there are both."""
+    rows = []
+    sources = works["cluster_id"].str.partition(":")[0].tolist()
+    stated = [stated_values(protocol, record_types(types)).get("study_design") for types in works["publication_types"]]
+    for source in sorted(set(sources)):
+        mine = [i for i, s in enumerate(sources) if s == source]
+        text = [found[i]["study_design"][0] if found[i]["study_design"] else None for i in mine]
+        types = [stated[i][0] if stated[i] else None for i in mine]
+        both = [(t, s) for t, s in zip(text, types, strict=True) if t and s]
+        rows.append(
+            [
+                source,
+                len(mine),
+                sum(map(bool, text)) / len(mine),
+                sum(map(bool, types)) / len(mine),
+                sum(bool(t or s) for t, s in zip(text, types, strict=True)) / len(mine),
+                f"{sum(t == s for t, s in both)} of {len(both)}",
+            ]
+        )
+    return rows
 
 
 if __name__ == "__main__":

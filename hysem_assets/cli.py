@@ -287,7 +287,12 @@ def doctor(fix: bool) -> None:
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout)."
 )
 def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
-    """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``."""
+    """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``.
+
+    CSV cells that a spreadsheet would evaluate (``=``, ``+``, ``-``, ``@``) start with an apostrophe.
+    """
+    from hysem_assets.spreadsheets import csv_text
+
     if output is not None and not output.parent.is_dir():
         raise click.UsageError(f"-o {output}: the folder {output.parent} does not exist.")
     frame = _load_asset(asset, slug)
@@ -298,7 +303,7 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
             raise click.UsageError("--format parquet needs -o FILE.")
         frame.to_parquet(output, index=False)
     else:
-        text = frame.to_csv(index=False) if fmt == "csv" else _json_records(frame)
+        text = csv_text(frame) if fmt == "csv" else _json_records(frame)
         if output:
             output.write_text(text, encoding="utf-8")
         else:
@@ -361,6 +366,7 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     """
     from hysem_assets.dedup import dedupe_table, explain_table, read_bibliography
     from hysem_assets.dedup.tabular import BibliographyError
+    from hysem_assets.spreadsheets import write_csv
 
     if not explain and output is None:
         raise click.UsageError("Give -o FILE for the deduplicated rows, or --explain ID1 ID2.")
@@ -388,7 +394,7 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     elif suffix == ".json":
         result.to_json(output, orient="records", force_ascii=False, indent=2)
     else:
-        result.to_csv(output, index=False, sep="\t" if suffix == ".tsv" else ",")
+        write_csv(result, output, sep="\t" if suffix == ".tsv" else ",")
     clusters = result["cluster_id"].nunique()
     click.echo(
         f"{len(result):,} records -> {clusters:,} works ({len(result) - clusters:,} duplicates); wrote {output}",

@@ -81,8 +81,8 @@ _ASCII_LETTERS = {
 }
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
+    "{": r"\textbraceleft{}",  # not \{: BibTeX counts braces whatever precedes them
+    "}": r"\textbraceright{}",
     "&": r"\&",
     "%": r"\%",
     "$": r"\$",
@@ -198,7 +198,7 @@ def _ascii(value: str) -> str:
 def _bibtex_entry(work: Work, key: str) -> str:
     entry_type, container_field = BIBTEX_TYPES[work.kind]
     # doi and url are verbatim fields; the URL is left out when a DOI already links the work.
-    verbatim = {"doi": work.doi, "url": None if work.doi else work.url}
+    verbatim = {"doi": _verbatim(work.doi), "url": _verbatim(None if work.doi else work.url)}
     fields = {
         "author": " and ".join(_bibtex_name(person) for person in work.authors),
         "title": _protect_case(work.title) if work.title else None,
@@ -206,15 +206,21 @@ def _bibtex_entry(work: Work, key: str) -> str:
         "year": str(work.year) if work.year else None,
         "volume": latex(work.volume) if work.volume else None,
         "number": latex(work.issue) if work.issue else None,
-        "pages": work.pages.replace("-", "--") if work.pages else None,
+        "pages": latex(work.pages).replace("-", "--") if work.pages else None,
         "note": "Preprint" if work.kind == "preprint" else None,
         **verbatim,
-        "pmid": work.pmid,
-        "language": work.language,
+        "pmid": latex(work.pmid) if work.pmid else None,
+        "language": latex(work.language) if work.language else None,
         "abstract": latex(_one_line(work.abstract)) if work.abstract else None,
     }
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items() if value)
     return f"@{entry_type}{{{key},\n{body}\n}}\n"
+
+
+def _verbatim(value: str | None) -> str | None:
+    """A DOI or URL as a verbatim field: braces percent-encoded (resolvers read them so), as an entry needs
+    balanced braces."""
+    return value.replace("{", "%7B").replace("}", "%7D") if value else None
 
 
 def _bibtex_name(person: Person) -> str:

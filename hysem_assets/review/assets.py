@@ -26,6 +26,7 @@ from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
 from hysem_assets.review.evidence import field_columns, write_xlsx
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile
+from hysem_assets.spreadsheets import write_csv
 
 RECONCILE_CHECK = "flow_counts_reconcile"
 
@@ -128,7 +129,7 @@ def evidence_table(
     table = build_evidence_table(included, deduped_corpus, library, extracted_fields, topics)
     folder = review_dir(context.partition_key)
     folder.mkdir(parents=True, exist_ok=True)
-    table.to_csv(folder / "evidence_table.csv", index=False)
+    write_csv(table, folder / "evidence_table.csv")
     write_xlsx(table, folder / "evidence_table.xlsx")
     fields = field_columns(extracted_fields)
     context.log.info(f"Evidence table: {len(table):,} included studies, {len(fields)} extracted fields")

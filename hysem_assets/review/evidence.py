@@ -20,6 +20,7 @@ from openpyxl.styles import Alignment, Font
 from hysem_assets.dedup.normalize import is_missing
 from hysem_assets.empty import typed_when_empty
 from hysem_assets.extraction.fields import RESERVED_NAMES
+from hysem_assets.spreadsheets import strings_not_formulas
 
 #: Columns of ``extracted_fields`` that describe the extraction run, not the study.
 _RUN_COLUMNS = RESERVED_NAMES | {"cluster_id", "text_source", "cache_hits", "protocol", "evidence"}
@@ -105,10 +106,11 @@ def evidence_table(
 
 def write_xlsx(table: pd.DataFrame, path: Path, sheet: str = "Evidence") -> None:
     """The table as a spreadsheet a reviewer can read: bold frozen header, filters,
-    widths fitted to the content (at most ``_MAX_WIDTH``) and wrapped text."""
+    widths fitted to the content (at most ``_MAX_WIDTH``) and wrapped text; no cell is a formula."""
     path.parent.mkdir(parents=True, exist_ok=True)
     table.to_excel(path, sheet_name=sheet, index=False, engine="openpyxl")
     workbook = load_workbook(path)
+    strings_not_formulas(workbook)
     worksheet = workbook[sheet]
     worksheet.freeze_panes = "A2"
     worksheet.auto_filter.ref = worksheet.dimensions

@@ -75,8 +75,13 @@ def test_bibtex_escapes_names_and_uses_entry_types_per_kind():
     assert "@inproceedings{mehta2020deep," in text
     assert "pages = {455--463}" in text
     assert text.isascii()  # every letter in this corpus has a LaTeX spelling
+    assert_balanced(text)
+
+
+def assert_balanced(text: str) -> None:
+    """BibTeX counts every brace, escaped or not: each entry's must balance."""
     depth = 0
-    for char in text.replace("\\{", "").replace("\\}", ""):
+    for char in text:
         depth += {"{": 1, "}": -1}.get(char, 0)
         assert depth >= 0
     assert depth == 0
@@ -84,7 +89,8 @@ def test_bibtex_escapes_names_and_uses_entry_types_per_kind():
 
 def test_latex_escapes_specials_and_keeps_scripts_without_latex_spelling():
     assert latex("50% R&D ~x^2_y {a} \\ $5 #1") == (
-        "50\\% R\\&D \\textasciitilde{}x\\textasciicircum{}2\\_y \\{a\\} \\textbackslash{} \\$5 \\#1"
+        "50\\% R\\&D \\textasciitilde{}x\\textasciicircum{}2\\_y \\textbraceleft{}a\\textbraceright{} "
+        "\\textbackslash{} \\$5 \\#1"
     )
     assert latex("Łódź – ç") == "{\\L}{\\'{o}}d{\\'{z}} -- {\\c{c}}"
     assert latex("Ελληνικά 中文") == "Ελληνικά 中文"
