@@ -33,8 +33,9 @@ def executor() -> ExecutorDefinition:
     return multiprocess_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})
 
 
-# Every protocol and the graph schema they make together are checked when the code location
-# loads: a bad protocol stops it with the file and field, before any run starts.
+# The graph schema the protocols make together is checked when the code location loads: two
+# protocols that give one name two meanings stop it. A protocol file that cannot be read is left
+# out with a warning and blocks only the queries that use it.
 graph_schema(load_protocols())
 
 defs = Definitions(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from functools import cached_property
 from pathlib import Path
@@ -24,10 +25,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from hysem_assets.environment import config_dir
 from hysem_assets.extraction.fields import RESERVED_NAMES, FieldSpec, PropertySpec
 from hysem_assets.pico import ROLES
+from hysem_assets.records import CORE_COLUMNS
 from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
 if TYPE_CHECKING:
     from hysem_assets.terms.dictionaries import SynonymDictionary
+
+log = logging.getLogger(__name__)
 
 #: The protocol a query without ``protocol:`` gets.
 DEFAULT_PROTOCOL = "generic"
@@ -37,6 +41,16 @@ FieldType = Literal["category", "terms", "number", "text"]
 #: a named performance metric, or any other quantity in ``unit``.
 NumberKind = Literal["count", "duration", "effect_estimate", "metric", "quantity"]
 
+#: Names a field cannot take: the columns an extraction row, the corpus and the evidence table put beside
+#: the fields (a field called ``year`` would overwrite the publication year). ``<field>_evidence`` is taken too.
+RESERVED_FIELD_NAMES = (
+    RESERVED_NAMES
+    | set(CORE_COLUMNS)
+    | {"evidence", "protocol", "text_source", "cluster_id", "cache_hits", "citation", "topic", "retracted"}
+)
+#: Most fields a protocol declares: every field is a prompt section, a column and a pass of the extractor,
+#: and a review's data-extraction form rarely has more than a few dozen.
+MAX_FIELDS = 100
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 #: Properties of one estimate record, in the order a reader expects them.
@@ -135,8 +149,11 @@ class ProtocolField(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ProtocolField:
-        if self.name in RESERVED_NAMES | {"evidence", "protocol", "text_source", "cluster_id"}:
-            raise ValueError(f"field name {self.name!r} is reserved for extraction rows")
+        if self.name in RESERVED_FIELD_NAMES or self.name.endswith("_evidence"):
+            raise ValueError(
+                f"field name {self.name!r} is reserved: hysem's tables already have a column of that name "
+                "(a built-in column, or <field>_evidence); rename the field"
+            )
         if (self.type == "category") != bool(self.values):
             raise ValueError("`values` (the allowed categories) is required for a category field and only there")
         if self.type != "number" and (self.kind or self.unit or self.many):
@@ -217,6 +234,11 @@ class Protocol(BaseModel):
     def _consistent(self) -> Protocol:
         if not self.fields:
             raise ValueError("a protocol declares at least one field")
+        if len(self.fields) > MAX_FIELDS:
+            raise ValueError(
+                f"{len(self.fields):,} fields; a protocol declares at most {MAX_FIELDS} (split the review's "
+                "form into several protocols, or drop fields no question needs)"
+            )
         labels: dict[str, str] = {}
         properties: dict[str, str] = {}
         for spec in self.fields:
@@ -339,8 +361,19 @@ def load_protocol(name: str | None) -> Protocol:
 
 
 def load_protocols() -> dict[str, Protocol]:
-    """Every protocol under config/protocols, each validated (the graph schema is their union)."""
-    return {name: load_protocol(name) for name in available_protocols()}
+    """Every protocol under config/protocols that loads (the graph schema is their union).
+
+    One that does not is left out with a warning naming it: it blocks only the queries that use
+    it (their runs stop at :func:`protocol_for_query`, before any asset), and ``hysem protocol
+    check`` fails on it.
+    """
+    loaded = {}
+    for name in available_protocols():
+        try:
+            loaded[name] = load_protocol(name)
+        except ProtocolError as exc:
+            log.warning(f"{exc} (queries that use protocol {name!r} cannot run until it is fixed)")
+    return loaded
 
 
 def protocol_for_query(slug: str) -> Protocol:

@@ -8,14 +8,19 @@ import pandas as pd
 import pytest
 import yaml
 
+from hysem_assets.cli import SAMPLE_QUERY
 from hysem_assets.extraction import response_schema
 from hysem_assets.protocols import (
     DEFAULT_PROTOCOL,
+    MAX_FIELDS,
+    RESERVED_FIELD_NAMES,
     ProtocolError,
     StaleProtocolError,
     load_protocol,
+    load_protocols,
     protocol_for_query,
 )
+from hysem_assets.review.evidence import STUDY_COLUMNS
 
 GENERIC_FIELDS = [
     "study_design",
@@ -80,6 +85,9 @@ def _write(config: Path, fields: dict, **extra: object) -> Path:
         ({"n": {"type": "number", "kind": "weight", "description": "d"}}, r"field 'n': kind"),
         ({"n": {"type": "text", "unit": "kg", "description": "d"}}, r"field 'n':.*number fields only"),
         ({"evidence": {"type": "text", "description": "d"}}, r"field 'evidence':.*reserved"),
+        ({"year": {"type": "number", "description": "d"}}, r"field 'year':.*reserved.*rename"),
+        ({"title": {"type": "text", "description": "d"}}, r"field 'title':.*reserved"),
+        ({"outcomes_evidence": {"type": "text", "description": "d"}}, r"field 'outcomes_evidence':.*reserved"),
         ({"x": {"type": "text", "description": "d", "colour": "red"}}, r"field 'x': colour: Extra inputs"),
         ({"x": {"type": "text", "description": "d", "graph": {"property": "a b"}}}, r"field 'x':.*plain identifier"),
         ({"x": {"type": "terms", "description": "d", "method": "tagger:drugs"}}, r"field 'x':.*tagger:participants"),
@@ -105,6 +113,28 @@ def test_a_protocol_naming_a_missing_report_or_no_fields_is_refused(config: Path
         load_protocol("review")
     with pytest.raises(ProtocolError, match=r"No protocol 'absent'.*available: \['generic'"):
         load_protocol("absent")
+
+
+def test_a_protocol_with_more_fields_than_the_limit_is_refused(config: Path) -> None:
+    fields = {f"field_{i}": {"type": "text", "description": "d"} for i in range(MAX_FIELDS + 1)}
+    path = _write(config, fields)
+    with pytest.raises(ProtocolError, match=f"{path}.*{MAX_FIELDS + 1} fields; a protocol declares at most"):
+        load_protocol("review")
+    _write(config, dict(list(fields.items())[:MAX_FIELDS]))
+    assert len(load_protocol("review").fields) == MAX_FIELDS
+
+
+def test_the_evidence_tables_columns_are_reserved() -> None:
+    assert set(STUDY_COLUMNS) <= RESERVED_FIELD_NAMES
+
+
+def test_an_unreadable_protocol_blocks_only_the_queries_that_use_it(config: Path, caplog) -> None:
+    (config / "protocols" / "latin1.yaml").write_bytes(b"title: Caf\xe9 review\nfields: {}\n")
+    assert "generic" in load_protocols()  # the others still load, the bad one with a warning naming it
+    assert "latin1" not in load_protocols() and "latin1.yaml" in caplog.text
+    assert protocol_for_query(SAMPLE_QUERY).name == "pollution-cardio-ml"
+    with pytest.raises(ProtocolError, match="latin1.yaml"):
+        load_protocol("latin1")
 
 
 def test_rows_of_another_protocol_are_stale() -> None:
