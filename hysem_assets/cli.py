@@ -97,6 +97,7 @@ def query_add(
         )
     except QueryError as exc:
         raise click.UsageError(str(exc)) from exc
+    contact = environment.mailto(spec.mailto)  # a bad HYSEM_MAILTO stops here, before anything is written
     # The partition first: when HYSEM_HOME cannot take it, the queries file stays as it was,
     # and when the file cannot take the query, the partition is withdrawn; the two stay in step.
     registered = _register_partitions([spec.slug])
@@ -106,7 +107,7 @@ def query_add(
         _unregister_partitions(registered)
         raise
     click.echo(f"Added query {spec.slug!r} and registered its partition.")
-    if not environment.mailto(spec.mailto):
+    if not contact:
         click.echo(f"Warning: {environment.MISSING_CONTACT} Full texts fail until one is set.", err=True)
 
 
@@ -279,12 +280,28 @@ def doctor(fix: bool) -> None:
     click.echo("Nothing to fix." if not problems else f"Fixed {len(problems)} problem(s).")
 
 
+def _outside_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """An ``-o`` path, refused inside ``HYSEM_HOME`` (assets, stores and caches live there)."""
+    if value is not None and str(value) != "-" and environment.inside_home(value):
+        raise click.BadParameter(
+            f"{value} is inside HYSEM_HOME ({environment.hysem_home()}), where hysem keeps its assets and stores; "
+            "write it somewhere else.",
+            ctx,
+            param,
+        )
+    return value
+
+
 @main.command()
 @click.argument("asset")
 @click.option("--query", "slug", required=True, help="Query slug (partition).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv", show_default=True)
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout)."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=_outside_home,
+    help="File to write (default: stdout).",
 )
 def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
     """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``.
@@ -319,6 +336,7 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     required=True,
+    callback=_outside_home,
     help="The report to write: .html (self-contained page) or .md.",
 )
 def report(slug: str, output: Path) -> None:
@@ -349,6 +367,7 @@ def report(slug: str, output: Path) -> None:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
+    callback=_outside_home,
     help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).",
 )
 @click.option(
@@ -416,6 +435,7 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     "--output",
     required=True,
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    callback=_outside_home,
     help="JSON Lines file of the results ('-' for standard output).",
 )
 def extract(input_path: Path, protocol_name: str, output: Path) -> None:
@@ -508,7 +528,11 @@ def train_tagger(data: Path, output: Path | None) -> None:
 @main.command()
 @click.argument("pdf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Markdown file (default: stdout)."
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=_outside_home,
+    help="Markdown file (default: stdout).",
 )
 @click.option(
     "--pipeline",
@@ -592,7 +616,13 @@ def ask(question: str, slug: str, as_json: bool, include_retracted: bool, fresh:
 
 
 @main.command("export-preferences")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Copy the dataset to this file.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    callback=_outside_home,
+    help="Copy the dataset to this file.",
+)
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True)
 def export_preferences_command(output: Path | None, fmt: str) -> None:
     """Materialize preference_dataset from every query's preference log (DPO: prompt, chosen, rejected)."""
@@ -634,13 +664,32 @@ def eval_retrieval(folder: Path, method: str, split: str) -> None:
 
 
 @main.command()
-@click.option("--port", default=3000, show_default=True, envvar="HYSEM_UI_PORT", help="Port on 127.0.0.1.")
+@click.option(
+    "--port",
+    default=3000,
+    show_default=True,
+    envvar="HYSEM_UI_PORT",
+    type=click.IntRange(1, 65535),
+    help="Port on 127.0.0.1.",
+)
 def ui(port: int) -> None:
-    """Start the Dagster UI and daemon (`dagster dev`) on 127.0.0.1 with hysem's instance."""
+    """Start the Dagster UI and daemon (`dagster dev`) on 127.0.0.1 with hysem's instance.
+
+    A port already taken stops it at once, before the daemon (which launches runs) starts.
+    """
     import os
+    import socket
 
     from hysem_assets.instance import prepare_dagster_home
 
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise click.ClickException(
+                f"port {port} on 127.0.0.1 is not free ({exc.strerror}); is another `hysem ui` running? "
+                "Choose another with --port or HYSEM_UI_PORT."
+            ) from None
     prepare_dagster_home()
     command = ["dagster", "dev", "-h", "127.0.0.1", "-p", str(port), "-m", "hysem_assets.definitions"]
     os.execv(sys.executable, [sys.executable, "-m", *command])

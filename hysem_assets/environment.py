@@ -9,6 +9,7 @@ source checkout; ``HYSEM_CONFIG_DIR`` points at a config folder of one's own.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 #: Config, profiles and Kubernetes step tags shipped with the package.
@@ -36,6 +37,12 @@ KEY_VARIABLES: dict[str, str] = {
 def hysem_home() -> Path:
     """Root of all state (Dagster home, asset storage, downloads, indexes)."""
     return Path(os.environ.get("HYSEM_HOME", ".hysem")).expanduser().resolve()
+
+
+def inside_home(path: Path) -> bool:
+    """Whether ``path`` lies in ``HYSEM_HOME``, where a file a command writes could overwrite an asset, a store
+    or a cache that runs read back."""
+    return path.expanduser().resolve().is_relative_to(hysem_home())
 
 
 def models_dir() -> Path:
@@ -89,6 +96,21 @@ def api_key(source: str) -> str | None:
 MISSING_CONTACT = "Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO."
 
 
+#: What a contact address sent to the APIs must look like: one address, no spaces or control characters.
+EMAIL = re.compile(r"^[^@\s<>(),;:\"\x00-\x1f\x7f]+@[^@\s<>(),;:\"\x00-\x1f\x7f]+\.[A-Za-z]{2,}$")
+
+
+class VariableError(ValueError):
+    """An environment variable whose value cannot be used; the message names the variable."""
+
+
 def mailto(declared: str | None = None) -> str | None:
-    """The contact address sent to polite-pool APIs: the query's own, else ``HYSEM_MAILTO``."""
-    return declared or os.environ.get("HYSEM_MAILTO") or None
+    """The contact address sent to polite-pool APIs: the query's own, else ``HYSEM_MAILTO`` (checked like a flag)."""
+    if declared:
+        return declared
+    value = os.environ.get("HYSEM_MAILTO") or None
+    if value is not None and not EMAIL.match(value):
+        raise VariableError(
+            f"HYSEM_MAILTO={value!r} is not an e-mail address (like name@example.org); fix it or unset it"
+        )
+    return value

@@ -14,14 +14,13 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from hysem_assets.environment import config_dir
+from hysem_assets.environment import EMAIL, config_dir
 from hysem_assets.yamlfile import ConfigFileError, read_yaml_mapping
 
 METADATA_SOURCES = ("pubmed", "openalex", "scopus")
 MAX_SLUG_LENGTH = 80
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 #: Shaped like an address the APIs' polite pools accept: one '@', a dotted domain, no spaces.
-_MAILTO = re.compile(r"^[^@\s<>(),;:\"]+@[^@\s<>(),;:\"]+\.[A-Za-z]{2,}$")
 #: The bibliographic databases index nothing older (PubMed's own lower bound).
 EARLIEST_DATE = dt.date(1800, 1, 1)
 
@@ -77,7 +76,7 @@ class QuerySpec(BaseModel):
     @field_validator("mailto")
     @classmethod
     def _check_mailto(cls, value: str | None) -> str | None:
-        if value is not None and not _MAILTO.match(value):
+        if value is not None and not EMAIL.match(value):
             raise ValueError(f"mailto {value!r} is not an e-mail address (like name@example.org)")
         return value
 

@@ -78,6 +78,19 @@ def test_query_add_validates_every_field_in_one_place(config: Path):
     assert listed.exit_code == 0 and listed.output.startswith(SAMPLE_QUERY)
 
 
+def test_a_bad_contact_address_in_the_environment_is_one_line_naming_the_variable(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+):
+    before = (config / "queries.yaml").read_bytes()
+    monkeypatch.setenv("HYSEM_MAILTO", "me\x07@example.org")
+    result = invoke("query", "add", "ozone", "--slug", "ozone")
+    assert result.exit_code == 1
+    assert "HYSEM_MAILTO='me\\x07@example.org' is not an e-mail address" in one_error_line(result.output)
+    assert (config / "queries.yaml").read_bytes() == before
+    monkeypatch.setenv("HYSEM_MAILTO", "me@example.org")
+    assert invoke("query", "add", "ozone", "--slug", "ozone").exit_code == 0
+
+
 def test_queries_file_problems_name_the_file_line_and_cause(config: Path):
     path = config / "queries.yaml"
     cases = {
@@ -127,6 +140,46 @@ def test_selection_asset_and_output_mistakes_are_one_line(config: Path, tmp_path
     no_folder = invoke("show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY, "-o", str(missing_folder))
     assert no_folder.exit_code == 2
     assert f"the folder {missing_folder.parent} does not exist" in one_error_line(no_folder.output)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY, "-o", "{home}/assets/raw_metadata/pubmed/x.parquet"],
+        ["report", "--query", SAMPLE_QUERY, "-o", "{home}/review/report.html"],
+        ["dedupe", "{source}", "-o", "{home}/qdrant/out.csv"],
+        ["extract", "{source}", "-o", "{home}/out.jsonl"],
+        ["export-preferences", "-o", "{home}/exports/preferences.parquet"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_an_output_inside_the_home_is_refused_and_nothing_is_written(
+    isolated_home: Path, tmp_path: Path, command: list[str]
+):
+    source = tmp_path / "records.csv"
+    source.write_text("id,title,abstract\na,Ozone and the heart,Ozone raised admissions.\n", encoding="utf-8")
+    before = sorted(isolated_home.rglob("*"))
+    result = invoke(*(part.format(home=isolated_home, source=source) for part in command))
+    assert result.exit_code == 2
+    line = one_error_line(result.output)
+    assert "is inside HYSEM_HOME" in line and "write it somewhere else" in line
+    assert sorted(isolated_home.rglob("*")) == before
+
+
+def test_ui_on_a_taken_port_exits_at_once_starting_nothing(isolated_home: Path):
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        started = time.monotonic()
+        result = hysem("ui", "--port", str(port), timeout=60)
+    assert time.monotonic() - started < 30
+    assert result.returncode == 1
+    line = one_error_line(result.stderr)
+    assert f"port {port} on 127.0.0.1 is not free" in line and "--port" in line
+    assert not (isolated_home / "dagster").exists()  # no instance prepared, no daemon started
 
 
 def test_a_full_device_while_writing_output_is_one_line(tmp_path: Path):
