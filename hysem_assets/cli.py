@@ -254,20 +254,30 @@ def status(slug: str | None, as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
-        state = "materialized" if row["materialized"] else "missing"
-        click.echo(f"{row['query']:<28} {row['asset']:<28} {state:<13} rows={row['rows']}  {row['last_run'] or ''}")
+        state = "materialized" if row["materialized"] else "damaged" if row["problem"] else "missing"
+        line = f"{row['query']:<28} {row['asset']:<28} {state:<13} rows={row['rows']}  {row['last_run'] or ''}"
+        click.echo(line + (f"  ({row['problem']}; `hysem doctor --fix`)" if row["problem"] else ""))
     _stuck_runs_hint()
 
 
 @main.command()
-@click.option("--fix", is_flag=True, help="Reclaim dead runs and their pool slots, rebuild incomplete chunk stores.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Reclaim dead runs and their pool slots, materialize damaged assets again, rebuild incomplete chunk stores.",
+)
 def doctor(fix: bool) -> None:
-    """List what keeps runs from going on (dead runs, held pool slots, store locks, incomplete stores)."""
+    """List what keeps runs from going on (dead runs, held pool slots, damaged asset files, store locks,
+    incomplete stores)."""
+    from hysem_assets.definitions import defs
     from hysem_assets.instance import get_instance
     from hysem_assets.resources import build_resources
     from hysem_assets.runs.doctor import examine
 
-    findings = examine(get_instance(), build_resources())
+    graph = defs.resolve_asset_graph()
+    keys = sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())
+    partitioned = {key for key in keys if graph.get(key).partitions_def is not None}
+    findings = examine(get_instance(), build_resources(), keys, partitioned, _rematerialize)
     for finding in findings:
         click.echo(f"{'!' if finding.problem else ' '} {finding.kind:<12} {finding.text}")
     problems = [f for f in findings if f.problem]
@@ -724,8 +734,10 @@ def _unregister_partitions(slugs: list[str]) -> None:
         instance.delete_dynamic_partition(queries_partitions.name, slug)
 
 
-def _materialize(slug: str, selection: str | None, allow_partial: bool = False):
-    """Run in-process against the persistent instance, so the UI and `status` see the runs."""
+def _materialize(slug: str, selection: str | None, allow_partial: bool = False, keys: list[str] | None = None):
+    """Run in-process against the persistent instance, so the UI and `status` see the runs; ``keys`` (asset
+    names) select like ``selection`` does."""
+    from dagster import AssetKey, AssetSelection
     from dagster import materialize as dagster_materialize
 
     try:  # a bad protocol stops here, naming its file and field, before any step starts
@@ -737,6 +749,9 @@ def _materialize(slug: str, selection: str | None, allow_partial: bool = False):
 
     assets = [a for a in defs.assets or [] if a.partitions_def is not None]
     chosen = _selection(selection, defs) if selection else None
+    if keys:
+        chosen = AssetSelection.assets(*(AssetKey.from_user_string(key) for key in keys))
+        selection = " or ".join(f'key:"{key}"' for key in keys)
     resources = defs.resources
     if allow_partial:
         from hysem_assets.resources import build_resources, load_profile
@@ -756,6 +771,13 @@ def _materialize(slug: str, selection: str | None, allow_partial: bool = False):
             run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
         ),
     )
+
+
+def _rematerialize(slug: str, assets: list[str]) -> str:
+    """Materialize ``assets`` of query ``slug`` again (doctor's fix for damaged files); how it went."""
+    result = _materialize(slug, None, keys=assets)
+    ok = result is not None and result.success
+    return f"materialized {', '.join(assets)} of {slug!r} again: {'done' if ok else 'the run failed, see its log'}"
 
 
 def _supervised(command: str, launch):
@@ -868,32 +890,22 @@ def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
 
 
 def _status_rows(slug: str) -> list[dict]:
-    from dagster import AssetRecordsFilter
-
     from hysem_assets.definitions import defs
     from hysem_assets.instance import get_instance
+    from hysem_assets.runs.integrity import stored_assets
 
-    instance = get_instance()
-    rows = []
     graph = defs.resolve_asset_graph()
-    for key in sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string()):
-        partitioned = graph.get(key).partitions_def is not None
-        records_filter = AssetRecordsFilter(asset_key=key, asset_partitions=[slug] if partitioned else None)
-        records = instance.fetch_materializations(records_filter, limit=1).records
-        event = records[0].event_log_entry if records else None
-        materialization = event.asset_materialization if event else None
-        metadata = materialization.metadata if materialization else {}
-        row_count = metadata.get("dagster/row_count")
-        rows.append(
-            {
-                "query": slug,
-                "asset": key.to_user_string(),
-                "materialized": materialization is not None,
-                "rows": row_count.value if row_count is not None else None,
-                "last_run": event.run_id if event else None,
-                "last_materialized_at": dt.datetime.fromtimestamp(event.timestamp, dt.UTC).isoformat()
-                if event
-                else None,
-            }
-        )
-    return rows
+    keys = sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())
+    partitioned = {key for key in keys if graph.get(key).partitions_def is not None}
+    return [
+        {
+            "query": slug,
+            "asset": stored.asset,
+            "materialized": stored.materialized and stored.problem is None,
+            "rows": stored.rows,
+            "last_run": stored.run_id,
+            "last_materialized_at": stored.at.isoformat() if stored.at else None,
+            "problem": stored.problem,
+        }
+        for stored in stored_assets(get_instance(), keys, slug, partitioned)
+    ]

@@ -1,31 +1,21 @@
-"""Asset storage: one Parquet file per asset and partition under ``$HYSEM_HOME/assets``."""
+"""Asset storage: one Parquet file per asset and partition under ``$HYSEM_HOME/assets``.
+
+Files are written and read through :mod:`hysem_assets.asset_tables` (atomic writes; a damaged
+file named with the command that repairs it).
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 from dagster import ConfigurableIOManagerFactory, InputContext, OutputContext, UPathIOManager
 from upath import UPath
 
+from hysem_assets.asset_tables import read_table, write_parquet
 from hysem_assets.environment import asset_file, assets_dir
 
 __all__ = ["ParquetIOManager", "ParquetStorage", "asset_file", "assets_dir", "write_parquet"]
-
-
-def write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    """Write atomically (temporary file, then rename) so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    os.close(handle)
-    try:
-        frame.to_parquet(temporary, engine="pyarrow", index=False)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class ParquetIOManager(UPathIOManager):
@@ -37,7 +27,7 @@ class ParquetIOManager(UPathIOManager):
         write_parquet(obj, Path(path))
 
     def load_from_path(self, context: InputContext, path: UPath) -> pd.DataFrame:
-        return pd.read_parquet(path, engine="pyarrow")
+        return read_table(Path(path))
 
 
 class ParquetStorage(ConfigurableIOManagerFactory):

@@ -18,7 +18,9 @@ from hysem_assets.protocols import Protocol, load_protocols, protocol_for_query
 from hysem_assets.queries import get_query
 from hysem_assets.resources import ChunkStore, GraphDatabase
 from hysem_assets.retrieval.chunking import FULL_TEXT, work_chunks
-from hysem_assets.retrieval.indexing import index_chunks, with_citations
+from hysem_assets.retrieval.indexing import IndexSummary, index_chunks, with_citations
+from hysem_assets.retrieval.repair import chunk_tables, rebuild_chunk_store
+from hysem_assets.stores.chunks import DamagedStoreError
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.work_cache import WorkCache
 
@@ -68,18 +70,25 @@ def vector_index(
     chunks = with_citations(chunks, citable_corpus(deduped_corpus, library))
     levels = chunks.groupby("cluster_id")["evidence"].agg(set) if len(chunks) else pd.Series(dtype=object)
     progress = Progress(context.log, "vector_index", unit="chunks embedded")
-    store = chunk_store.open()
+
+    def index() -> IndexSummary:
+        store = chunk_store.open()
+        try:
+            return index_chunks(chunks, query=context.partition_key, store=store, embedder=embedder, progress=progress)
+        finally:
+            store.close()
+
     try:
-        summary = index_chunks(
-            chunks,
-            query=context.partition_key,
-            store=store,
-            embedder=embedder,
-            progress=progress,
-        )
+        try:
+            summary = index()
+        except DamagedStoreError as exc:  # shared by every query: rebuilt whole, then this partition written
+            context.log.warning(f"{exc}; rebuilding it from every query's chunk table")
+            queries = context.instance.get_dynamic_partitions(queries_partitions.name)
+            tables = chunk_tables([q for q in queries if q != context.partition_key])
+            context.log.info(rebuild_chunk_store(settings, embedder, tables).describe())
+            summary = index()
     finally:
         progress.close()
-        store.close()
     return Output(
         chunks,
         metadata={

@@ -98,6 +98,8 @@ class QAEngine:
     extracted: pd.DataFrame | None = None
     #: ``summary_tree``: what the global route answers from.
     tree: SummaryTree | None = None
+    #: Why the graph routes cannot answer though a graph store is configured (this partition is not loaded).
+    graph_missing: str | None = None
 
     def _agents(self) -> list[Any]:
         return [a for a in (self.generator, self.auditor, self.cypher_writer, self.router) if a is not None]
@@ -182,6 +184,8 @@ class Outcome:
     retracted: list[dict[str, Any]] = field(default_factory=list)
     #: Markdown of the claims when the route lays them out itself (themes), else the plain list.
     layout: Callable[[Draft], str] | None = None
+    #: The one line an answer is when a store the route needs is missing (no fallback answers in its place).
+    unavailable: str | None = None
 
 
 RouteResult = tuple[Outcome | None, dict[str, Any]]
@@ -191,7 +195,7 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
     """Counting and listing from the graph, or None with the reason the next route takes over."""
     retriever = engine.retriever
     if retriever.graph is None:
-        return None, {"refused": "no graph store"}
+        return None, {"unavailable": engine.graph_missing} if engine.graph_missing else {"refused": "no graph store"}
     target = target_label(question, engine.schema)
     if engine.cypher_writer is None and target is None and not terms:
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
@@ -240,7 +244,7 @@ async def _numeric(question: str, terms: Terms, engine: QAEngine, route: RouteNa
     if target is None:
         return None, {"refused": "no comparison with a number the protocol extracts"}
     if target.field.article_property is not None and retriever.graph is None:
-        return None, {"refused": "no graph store"}
+        return None, {"unavailable": engine.graph_missing} if engine.graph_missing else {"refused": "no graph store"}
     by_work = _chunks_by_work(retriever.chunks.values())
     keys = {cluster: article_key(record.doi, cluster) for cluster, record in retriever.library.items()}
     try:
@@ -329,6 +333,8 @@ ROUTE_RUNNERS: dict[RouteName, Callable[[str, Terms, QAEngine, RouteName], Await
     "global": _global,
     "local": _local,
 }
+#: Routes that answer from the graph: what they count or list, passages cannot.
+GRAPH_ROUTES = ("counting", "listing")
 #: The key of each route's details in the answer's JSON.
 DETAILS_KEY: dict[RouteName, str] = {
     "counting": "symbolic",
@@ -348,6 +354,9 @@ async def run_routes(
     for route in decision.chain:
         outcome, info = await ROUTE_RUNNERS[route](question, terms, engine, route)
         details[DETAILS_KEY[route]] = info
+        if info.get("unavailable"):  # a count from passages would be a wrong answer: say what is missing
+            attempts.append({"route": route, "outcome": "unavailable", "reason": info["unavailable"]})
+            return route, Outcome(Draft(()), [], unavailable=info["unavailable"]), attempts, details
         reason = info.get("refused") or info.get("fallback")
         attempts.append({"route": route, "outcome": "answered" if outcome else "refused" if "refused" in info
                          else "found nothing", "reason": reason})  # fmt: skip
@@ -381,6 +390,10 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     if checked.removed:
         reasons.append(f"{len(checked.removed)} claim(s) removed by the citation audit")
     unverified = not approved or (bool(draft.claims) and not checked.kept.claims)
+    fell_back = [f"{a['route']}: {a['reason']}" for a in attempts[:-1] if a["reason"]]
+    if decision.route in GRAPH_ROUTES and route_taken not in GRAPH_ROUTES:  # never shown as the count asked for
+        reasons.insert(0, f"not a {decision.route} answer ({'; '.join(fell_back) or 'the graph found nothing'}): "
+                       "passages that mention the question's terms instead")  # fmt: skip
     note = "; ".join(reasons) if reasons else None
     local = route_taken == "local"
     closest = (
@@ -391,7 +404,6 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         after - before for after, before in zip(engine.tokens(), tokens_before, strict=True)
     )
     chain = [attempt["route"] for attempt in attempts]
-    fell_back = [f"{a['route']}: {a['reason']}" for a in attempts[:-1] if a["reason"]]
     route_reason = decision.reason + (f"; fell back ({'; '.join(fell_back)})" if fell_back else "")
     details = {
         "claims": checked.kept.as_json()["claims"],
@@ -406,7 +418,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "closest_findings": closest.as_json()["claims"],
         "retracted": outcome.retracted,
     }
-    no_evidence = NO_EVIDENCE if retriever.library else NO_ARTICLES
+    no_evidence = outcome.unavailable or (NO_EVIDENCE if retriever.library else NO_ARTICLES)
     generation = outcome.generation
     answer = {
         "query": retriever.query,

@@ -82,8 +82,8 @@ def remember_answer(query: str, key: str, answer: dict[str, Any]) -> None:
 
 
 def read_tables(query: str) -> dict[str, Any]:
-    """The partition's tables for answering (None for a missing optional one)."""
-    import pandas as pd
+    """The partition's tables for answering (None for a missing optional one); a damaged one is named."""
+    from hysem_assets.asset_tables import read_table
 
     missing = [t for t in REQUIRED_TABLES if not asset_file(t, query).is_file()]
     if missing:
@@ -91,7 +91,7 @@ def read_tables(query: str) -> dict[str, Any]:
             f"{', '.join(missing)} not materialized for {query!r}; run `hysem materialize --query {query}`."
         )
     return {
-        table: pd.read_parquet(asset_file(table, query)) if asset_file(table, query).is_file() else None
+        table: read_table(asset_file(table, query)) if asset_file(table, query).is_file() else None
         for table in (*REQUIRED_TABLES, *OPTIONAL_TABLES)
     }
 

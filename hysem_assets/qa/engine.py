@@ -34,7 +34,7 @@ from hysem_assets.qa.sources import chunk_rows, library_records, retracted_works
 from hysem_assets.qa.terms import BroaderTerms, checked_broader_terms, entity_matchers
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
-from hysem_assets.stores.graph import GraphStore
+from hysem_assets.stores.graph import GraphStore, partition_loaded
 from hysem_assets.terms import SynonymDictionary
 
 
@@ -85,11 +85,12 @@ def build_engine(
     """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table;
     with ``protocol`` and ``extracted`` (``extracted_fields``) the numeric route, with ``summary_tree`` the global
     route."""
+    loaded = graph is not None and partition_loaded(graph, query)
     retriever = Retriever(
         query=query,
         store=store,
         embedder=embedder,
-        graph=graph,
+        graph=graph if loaded else None,
         matchers=entity_matchers(schema, spellings, broader),
         chunks=chunk_rows(chunks),
         library=library_records(library, retracted_works(chunks)),
@@ -110,6 +111,13 @@ def build_engine(
         numbers=number_fields(schema, protocol, extracted),
         extracted=extracted,
         tree=SummaryTree.from_table(summary_tree),
+        graph_missing=None
+        if loaded or graph is None
+        else (
+            f"The knowledge graph holds no load of {query!r} (never loaded, or its load was interrupted), so "
+            f"nothing can be counted or listed; `hysem materialize --query {query} --select knowledge_graph` "
+            "loads it."
+        ),
     )
 
 

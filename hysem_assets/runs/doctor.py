@@ -1,10 +1,11 @@
 """``hysem doctor``: what keeps runs from going on, and the fix for each.
 
 It lists runs still marked in progress whose process is gone, pool slots held or awaited
-by runs that can no longer release them, the embedded stores and who holds their locks,
-and partitions whose chunk stores do not hold exactly their chunk table. With ``--fix`` it
-reclaims those runs and slots and rebuilds those chunk stores (embedding only what is
-missing). A store held by a live process is only named: it is released when that process
+by runs that can no longer release them, asset files that are not what their last
+materialization recorded (missing, unreadable, other row counts), the embedded stores and
+who holds their locks, and partitions whose chunk stores do not hold exactly their chunk
+table. With ``--fix`` it reclaims those runs and slots, materializes the damaged assets of
+each partition again, and rebuilds those chunk stores (embedding only what is missing). A store held by a live process is only named: it is released when that process
 ends, and stopping someone's run is the user's call.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from dagster import DagsterInstance, RunsFilter
+from dagster import AssetKey, DagsterInstance, RunsFilter
 
 from hysem_assets.runs.owner import ProcessOwner
 from hysem_assets.runs.reclaim import (
@@ -76,6 +77,27 @@ def run_findings(instance: DagsterInstance) -> list[Finding]:
     return findings
 
 
+def asset_findings(
+    instance: DagsterInstance,
+    keys: list[AssetKey],
+    partitioned: set[AssetKey],
+    rematerialize: Callable[[str, list[str]], str],
+) -> list[Finding]:
+    """Per query, the asset files that are not what their last materialization recorded; the fix
+    materializes those assets again for that query (in one run, upstream first)."""
+    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.runs.integrity import stored_assets
+
+    findings = []
+    for query in instance.get_dynamic_partitions(queries_partitions.name):
+        damaged = [stored for stored in stored_assets(instance, keys, query, partitioned) if stored.problem]
+        if damaged:
+            text = "; ".join(f"{stored.asset} ({stored.path}: {stored.problem})" for stored in damaged)
+            names = [stored.asset for stored in damaged]
+            findings.append(Finding("asset file", f"{query}: {text}", fix=lambda q=query, n=names: rematerialize(q, n)))
+    return findings
+
+
 def store_findings(resources: dict[str, Any]) -> list[Finding]:
     """Who holds the embedded stores' locks (a dead process never does: its lock ends with it)."""
     from hysem_assets.environment import hysem_home
@@ -100,29 +122,39 @@ def store_findings(resources: dict[str, Any]) -> list[Finding]:
 
 
 def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
-    """Partitions whose chunk store does not hold exactly their chunk table."""
+    """Partitions whose chunk store does not hold exactly their chunk table, and a store that cannot be read
+    back (its fix rebuilds the shared collection from every query's chunk table)."""
     from hysem_assets.partitions import queries_partitions
     from hysem_assets.retrieval.completeness import expected_points, index_state
     from hysem_assets.retrieval.indexing import index_chunks
-    from hysem_assets.storage import asset_file
-    from hysem_assets.stores.chunks import VectorStoreError
+    from hysem_assets.retrieval.repair import chunk_tables, rebuild_chunk_store
+    from hysem_assets.stores.chunks import DamagedStoreError, VectorStoreError
     from hysem_assets.stores.connect import open_chunk_store
 
     chunk_store = resources["chunk_store"]
-    partitions = [
-        q for q in instance.get_dynamic_partitions(queries_partitions.name) if asset_file("vector_index", q).is_file()
-    ]
-    if not partitions:
+    # a damaged chunk table is an asset finding: materializing it again refills the store
+    tables = chunk_tables(instance.get_dynamic_partitions(queries_partitions.name))
+    if not tables:
         return []
+
+    def rebuild_all() -> str:
+        return rebuild_chunk_store(chunk_store.settings, chunk_store.encoder(), tables).describe()
+
     try:  # without waiting: a store another process has open is reported, not waited for
         store = open_chunk_store(chunk_store.settings.model_copy(update={"lock_timeout_s": 0}))
+    except DamagedStoreError as exc:
+        return [Finding("chunk store", f"damaged: {exc}", fix=rebuild_all)]
     except VectorStoreError as exc:
         return [Finding("chunk store", f"not checked: {exc}", problem=False)]
     findings = []
     try:
-        for query in partitions:
-            chunks = pd.read_parquet(asset_file("vector_index", query))
-            state = index_state(expected_points(chunks, query), query=query, store=store)
+        for query, chunks in tables.items():
+            try:
+                for _ in store.points(query, with_vectors=True):  # every vector read back once
+                    pass
+                state = index_state(expected_points(chunks, query), query=query, store=store)
+            except DamagedStoreError as exc:
+                return [Finding("chunk store", f"damaged: {exc}", fix=rebuild_all)]
             if state.complete:
                 continue
 
@@ -140,5 +172,17 @@ def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -
     return findings
 
 
-def examine(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
-    return [*run_findings(instance), *store_findings(resources), *chunk_store_findings(instance, resources)]
+def examine(
+    instance: DagsterInstance,
+    resources: dict[str, Any],
+    keys: list[AssetKey],
+    partitioned: set[AssetKey],
+    rematerialize: Callable[[str, list[str]], str],
+) -> list[Finding]:
+    """Every finding; ``rematerialize(query, assets)`` runs those assets again and says how it went."""
+    return [
+        *run_findings(instance),
+        *asset_findings(instance, keys, partitioned, rematerialize),
+        *store_findings(resources),
+        *chunk_store_findings(instance, resources),
+    ]

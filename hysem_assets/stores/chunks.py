@@ -40,6 +40,11 @@ class VectorStoreError(RuntimeError):
     pass
 
 
+class DamagedStoreError(VectorStoreError):
+    """A chunk store whose files cannot be read back (a truncated segment, say); the whole collection is
+    rebuilt from every query's chunk table (:mod:`hysem_assets.retrieval.repair`)."""
+
+
 def point_id(query: str, chunk_id: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, f"{query}\x1f{chunk_id}"))
 

@@ -10,9 +10,9 @@ beside it (:mod:`hysem_assets.stores.locking`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import qdrant_edge as edge
@@ -24,6 +24,7 @@ from hysem_assets.stores.chunks import (
     SEARCH_EF,
     SPARSE,
     UPSERT_BATCH,
+    DamagedStoreError,
     ScoredChunk,
     StoredPoint,
     VectorStoreError,
@@ -35,6 +36,10 @@ from hysem_assets.stores.locking import acquire_store_lock
 
 #: Written by Edge when a shard is created: the collection's vector layout.
 CONFIG_FILE = "edge_config.json"
+
+T = TypeVar("T")
+#: How a damaged shard is repaired, said with the damage.
+REPAIR = "; `hysem doctor --fix` (or re-materializing vector_index) rebuilds it from every query's chunk table"
 
 
 def _in_partition(query: str | None) -> edge.Filter | None:
@@ -67,9 +72,9 @@ class EdgeChunkStore:
         try:
             if (self.path / CONFIG_FILE).is_file():
                 self._shard = edge.EdgeShard.load(str(self.path))
-        except Exception:
+        except Exception as exc:  # Edge raises plain exceptions for files it cannot read
             self._lock.release()
-            raise
+            raise DamagedStoreError(f"Qdrant Edge shard {self.location} cannot be loaded: {exc}{REPAIR}") from exc
 
     @property
     def shard(self) -> edge.EdgeShard:
@@ -99,15 +104,14 @@ class EdgeChunkStore:
             return
         offset = None
         while True:
-            records, offset = self._shard.scroll(
-                edge.ScrollRequest(
-                    offset=offset,
-                    limit=page,
-                    filter=_in_partition(query),
-                    with_payload=True,
-                    with_vector=[DENSE] if with_vectors else False,
-                )
+            request = edge.ScrollRequest(
+                offset=offset,
+                limit=page,
+                filter=_in_partition(query),
+                with_payload=True,
+                with_vector=[DENSE] if with_vectors else False,
             )
+            records, offset = self._read(lambda request=request: self.shard.scroll(request))
             for record in records:
                 vectors = record.vector if isinstance(record.vector, dict) else {}
                 yield str(record.id), StoredPoint(dict(record.payload or {}), list(vectors.get(DENSE, [])))
@@ -140,7 +144,7 @@ class EdgeChunkStore:
     def dense(
         self, vector: np.ndarray, *, query: str | None = None, limit: int = 10, min_score: float | None = None
     ) -> list[ScoredChunk]:
-        found = self.shard.query(
+        found = self._query(
             edge.QueryRequest(
                 limit=limit,
                 query=edge.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=DENSE),
@@ -156,7 +160,7 @@ class EdgeChunkStore:
         terms = sparse_query(text)
         if not terms.indices:
             return []
-        found = self.shard.query(
+        found = self._query(
             edge.QueryRequest(
                 limit=limit,
                 query=edge.Query.Nearest(terms, using=SPARSE),
@@ -186,12 +190,25 @@ class EdgeChunkStore:
                     limit=depth, query=edge.Query.Nearest(terms, using=SPARSE), filter=within, params=_idf_over(query)
                 )
             )
-        found = self.shard.query(
+        found = self._query(
             edge.QueryRequest(
                 limit=depth * len(prefetches), prefetches=prefetches, query=edge.Fusion.Rrf(k=k), with_payload=True
             )
         )
         return fused_order(_scored(found), limit)
+
+    def _query(self, request: edge.QueryRequest) -> list[edge.ScoredPoint]:
+        return self._read(lambda: self.shard.query(request))
+
+    def _read(self, call: Callable[[], T]) -> T:
+        """``call`` on the shard; a file Edge cannot read back (it raises plain exceptions) becomes
+        :class:`DamagedStoreError`."""
+        try:
+            return call()
+        except VectorStoreError:
+            raise
+        except Exception as exc:
+            raise DamagedStoreError(f"Qdrant Edge shard {self.location} cannot be read: {exc}{REPAIR}") from exc
 
     def count(self, query: str | None = None) -> int:
         if self._shard is None:

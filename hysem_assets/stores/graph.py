@@ -172,6 +172,16 @@ def prune_orphans(writer: GraphWriter, schema: GraphSchema) -> int:
     )
 
 
+def partition_loaded(store: GraphStore, query: str) -> bool:
+    """Whether the graph holds a load of partition ``query`` (its Query node; a load is one transaction, so an
+    interrupted one leaves none). False for a store no load ever gave tables."""
+    try:
+        found = store.query("MATCH (q:Query {key: $query}) RETURN count(q) AS n", {"query": query})
+    except GraphStoreError:
+        return False
+    return int(found.iloc[0, 0]) > 0
+
+
 def count_by_schema(store: GraphStore, schema: GraphSchema) -> GraphCounts:
     """Node counts per label and relationship counts per type, as declared in the schema."""
     nodes = {label: int(store.query(f"MATCH (n:`{label}`) RETURN count(n) AS n").iloc[0, 0]) for label in schema.nodes}

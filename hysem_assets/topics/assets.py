@@ -6,6 +6,7 @@ from typing import Any
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
+from hysem_assets.asset_tables import write_parquet
 from hysem_assets.empty import empty_note
 from hysem_assets.environment import hysem_home
 from hysem_assets.extraction.rows import documents_to_extract
@@ -15,7 +16,6 @@ from hysem_assets.partitions import queries_partitions
 from hysem_assets.profile import TopicsSettings
 from hysem_assets.progress import Progress
 from hysem_assets.resources import TopicModeller
-from hysem_assets.storage import write_parquet
 from hysem_assets.topics import (
     TopicLabeller,
     label_from_top_words,
