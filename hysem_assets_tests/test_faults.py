@@ -4,7 +4,10 @@ And a decompression bomb among a partition's PDFs is set aside within its limit 
 
 One home is materialized cleanly (up to the knowledge graph, the sample query capped at 12 records per
 source) and shared by the three kill cases; each case kills a run of one asset in that home and re-runs
-it, so the whole module costs a few minutes.
+it, so the whole module costs a few minutes. The same home then has files and stores damaged (a truncated
+Parquet table, a CSV written over one, a truncated Qdrant Edge segment, the graph gone): each is named by
+``status``/``doctor``/``show``, repaired by ``doctor --fix`` back to the clean run's state, and a count
+without its graph says so instead of answering from passages.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -29,9 +33,11 @@ from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.parsing.assets import parsed_docs
 from hysem_assets.resources import PdfParser, load_profile
+from hysem_assets.retrieval.indexing import searchable_text
 from hysem_assets.runs.owner import PID_TAG
 from hysem_assets.runs.reclaim import pool_claims
 from hysem_assets.storage import asset_file
+from hysem_assets.stores.chunks import point_id
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.parsing.bombs import decompression_bomb
@@ -249,3 +255,95 @@ def test_a_decompression_bomb_is_set_aside_while_the_other_documents_parse(tmp_p
     assert table.loc["paper", "status"] == "native" and table.loc["paper", "token_count"] > 0
     assert output.metadata["too_large"].value == 1 and output.metadata["parsed"].value == 1
     assert time.monotonic() - started < 120
+
+
+# --- damage: files and stores broken after a clean run --------------------------------------------------
+
+
+def test_a_damaged_asset_file_is_named_by_status_doctor_and_show_and_doctor_fix_repairs_it(
+    clean: tuple[Path, dict],
+):
+    home, expected = clean
+    corpus, chunks = (
+        asset_file("deduped_corpus", SAMPLE, home / "assets"),
+        asset_file("vector_index", SAMPLE, home / "assets"),
+    )
+    with corpus.open("r+b") as handle:
+        handle.truncate(corpus.stat().st_size // 2)
+    chunks.write_text("chunk_id,text\nc1,a CSV written over the table\n", encoding="utf-8")
+
+    status = _hysem(home, "status", "--query", SAMPLE, timeout=120)
+    damaged = [line for line in status.stdout.splitlines() if " damaged " in line]
+    assert [line.split()[1] for line in damaged] == ["deduped_corpus", "vector_index"], status.stdout
+    shown = _hysem(home, "show", "deduped_corpus", "--query", SAMPLE, timeout=120)
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr
+    assert f"{corpus} is damaged" in shown.stderr and "hysem doctor --fix" in shown.stderr
+    doctor = _hysem(home, "doctor", timeout=120)
+    assert doctor.returncode == 1 and str(corpus) in doctor.stdout and str(chunks) in doctor.stdout, doctor.stdout
+
+    fixed = _hysem(home, "doctor", "--fix", timeout=600)
+    assert fixed.returncode == 0, fixed.stdout[-3000:] + fixed.stderr[-3000:]
+    assert f"materialized deduped_corpus, vector_index of '{SAMPLE}' again: done" in fixed.stdout
+    assert _hysem(home, "doctor", timeout=120).stdout.rstrip().endswith("Nothing to fix.")
+    assert snapshot(home) == expected
+
+
+def _copy_partition(home: Path, query: str) -> int:
+    """Another query holding the sample's chunks (same texts, same vectors), as a second review would."""
+    source = pd.read_parquet(asset_file("vector_index", SAMPLE, home / "assets"))
+    source.to_parquet(asset_file("vector_index", query, home / "assets"), index=False)
+    with _instance(home) as instance:
+        instance.add_dynamic_partitions("queries", [query])
+    store = EdgeChunkStore(home / "qdrant", lock_timeout=60)
+    try:
+        points = dict(store.points(SAMPLE))
+        rows = source.to_dict("records")
+        ids = [point_id(SAMPLE, str(row["chunk_id"])) for row in rows]
+        store.upsert(
+            [point_id(query, str(row["chunk_id"])) for row in rows],
+            np.array([points[pid].vector for pid in ids], dtype=np.float32),
+            [searchable_text(row["section"] or "", row["text"]) for row in rows],
+            [{**points[pid].payload, "query": query} for pid in ids],
+        )
+        return store.count(query)
+    finally:
+        store.close()
+
+
+def test_a_damaged_chunk_store_is_rebuilt_from_every_querys_chunk_table_without_embedding(clean: tuple[Path, dict]):
+    home, expected = clean
+    other = _copy_partition(home, "second-review")
+    [segment] = (home / "qdrant" / "chunks" / "segments").iterdir()
+    vectors = next((segment / "vector_storage-dense" / "vectors").glob("chunk_*.mmap"))
+    with vectors.open("r+b") as handle:
+        handle.truncate(100)
+
+    doctor = _hysem(home, "doctor", timeout=120)
+    assert doctor.returncode == 1 and "chunk store  damaged: Qdrant Edge shard" in doctor.stdout, doctor.stdout
+    fixed = _hysem(home, "doctor", "--fix", timeout=600)
+    assert fixed.returncode == 0, fixed.stdout[-3000:] + fixed.stderr[-3000:]
+    assert "rebuilt the chunk store from 2 queries' chunk tables" in fixed.stdout
+    assert "0 vectors computed" in fixed.stdout  # every vector came from the vector cache
+    assert snapshot(home) == expected
+    store = EdgeChunkStore(home / "qdrant", lock_timeout=60)
+    try:
+        assert store.count("second-review") == other  # the other query's chunks are back too
+    finally:
+        store.close()
+
+
+def test_a_count_without_the_partitions_graph_says_so_instead_of_answering(clean: tuple[Path, dict]):
+    home, _ = clean
+    graph, aside = home / "graph", home / "graph.aside"
+    graph.rename(aside)
+    try:
+        asked = _hysem(home, "ask", "--query", SAMPLE, "How many studies used random forest?", timeout=300)
+    finally:
+        shutil.rmtree(graph, ignore_errors=True)
+        aside.rename(graph)
+    assert asked.returncode == 0, asked.stderr[-2000:]
+    assert "The knowledge graph holds no load of" in asked.stdout
+    assert f"hysem materialize --query {SAMPLE} --select knowledge_graph" in asked.stdout
+    assert "References:" not in asked.stdout  # no passages standing in for the count
+    again = _hysem(home, "ask", "--query", SAMPLE, "How many studies used random forest?", timeout=300)
+    assert "articles in the graph match" in again.stdout, again.stdout  # not the cached refusal

@@ -61,6 +61,8 @@ ANSWER_DTYPES = {
     "unverified": bool,
     "unverified_reason": object,
     "evidence_found": bool,
+    #: Why no route could answer: a store it needs is missing for the partition (None otherwise).
+    "unavailable": object,
     "claims": "int64",
     "citations": "int64",
     "unresolved_citations": "int64",
@@ -441,6 +443,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "unverified": unverified,
         "unverified_reason": note if unverified else None,
         "evidence_found": bool(checked.kept.claims),
+        "unavailable": outcome.unavailable,
         "claims": len(checked.kept.claims),
         "citations": sum(len(c.citations) for c in checked.kept.claims),
         "unresolved_citations": sum(check["problem"] is not None for check in checked.checks),

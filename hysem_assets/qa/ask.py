@@ -117,5 +117,6 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
     with tables_engine(settings, query, tables) as engine:
         answers, _ = answer_questions([question], engine)
     answer = readable(answers[0])
-    remember_answer(query, key, answer)
+    if not answer.get("unavailable"):  # a store was missing: the next ask, once it is back, must look again
+        remember_answer(query, key, answer)
     return answer, False
