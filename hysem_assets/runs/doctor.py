@@ -3,9 +3,11 @@
 It lists runs still marked in progress whose process is gone, pool slots held or awaited
 by runs that can no longer release them, asset files that are not what their last
 materialization recorded (missing, unreadable, other row counts), the embedded stores and
-who holds their locks, and partitions whose chunk stores do not hold exactly their chunk
-table. With ``--fix`` it reclaims those runs and slots, materializes the damaged assets of
-each partition again, and rebuilds those chunk stores (embedding only what is missing). A store held by a live process is only named: it is released when that process
+who holds their locks, graph loads that are not what ``knowledge_graph`` recorded, and
+chunk stores that cannot be read back or do not hold exactly their chunk table. With
+``--fix`` it reclaims those runs and slots, materializes the damaged assets of each
+partition again, loads those graphs again, and rebuilds those chunk stores (a damaged
+shard whole, from every query's chunk table; vectors from the cache where it has them). A store held by a live process is only named: it is released when that process
 ends, and stopping someone's run is the user's call.
 """
 
@@ -121,6 +123,47 @@ def store_findings(resources: dict[str, Any]) -> list[Finding]:
     return findings
 
 
+def graph_findings(
+    instance: DagsterInstance, resources: dict[str, Any], rematerialize: Callable[[str, list[str]], str]
+) -> list[Finding]:
+    """Queries whose graph load is not the one ``knowledge_graph`` recorded: no load at all (never loaded into
+    this store, or the store is new), or other relationship counts. The fix loads the partition again."""
+    from hysem_assets.asset_tables import file_problem, read_table
+    from hysem_assets.environment import asset_file
+    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.stores.connect import open_graph_store
+    from hysem_assets.stores.graph import GraphStoreError, partition_loaded, partition_relationships
+
+    recorded = {
+        query: read_table(asset_file("knowledge_graph", query))
+        for query in instance.get_dynamic_partitions(queries_partitions.name)
+        if asset_file("knowledge_graph", query).is_file() and file_problem(asset_file("knowledge_graph", query)) is None
+    }
+    if not recorded:
+        return []
+    try:  # without waiting: a store another process has open is reported by store_findings
+        store = open_graph_store(resources["graph_database"].settings.model_copy(update={"lock_timeout_s": 0}))
+    except (GraphStoreError, TimeoutError) as exc:
+        return [Finding("graph", f"not checked: {exc}", problem=False)]
+    findings = []
+    try:
+        for query, table in recorded.items():
+            expected = {row.type: int(row.count) for row in table.itertuples() if row.kind == "relationship"}
+            if not partition_loaded(store, query):
+                problem = "the graph store holds no load of it"
+            else:
+                found = partition_relationships(store, query, list(expected))
+                wrong = [f"{t} {found[t]:,} (recorded {n:,})" for t, n in expected.items() if found[t] != n]
+                problem = f"relationships differ from its load: {', '.join(wrong)}" if wrong else None
+            if problem:
+                findings.append(
+                    Finding("graph", f"{query}: {problem}", fix=lambda q=query: rematerialize(q, ["knowledge_graph"]))
+                )
+    finally:
+        store.close()
+    return findings
+
+
 def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
     """Partitions whose chunk store does not hold exactly their chunk table, and a store that cannot be read
     back (its fix rebuilds the shared collection from every query's chunk table)."""
@@ -184,5 +227,6 @@ def examine(
         *run_findings(instance),
         *asset_findings(instance, keys, partitioned, rematerialize),
         *store_findings(resources),
+        *graph_findings(instance, resources, rematerialize),
         *chunk_store_findings(instance, resources),
     ]

@@ -182,6 +182,18 @@ def partition_loaded(store: GraphStore, query: str) -> bool:
     return int(found.iloc[0, 0]) > 0
 
 
+def partition_relationships(store: GraphStore, query: str, types: Sequence[str]) -> dict[str, int]:
+    """How many relationships of each of ``types`` partition ``query`` holds (every load tags its own)."""
+    return {
+        rel_type: int(
+            store.query(
+                f"MATCH ()-[r:`{rel_type}`]->() WHERE r.query = $query RETURN count(r) AS n", {"query": query}
+            ).iloc[0, 0]
+        )
+        for rel_type in types
+    }
+
+
 def count_by_schema(store: GraphStore, schema: GraphSchema) -> GraphCounts:
     """Node counts per label and relationship counts per type, as declared in the schema."""
     nodes = {label: int(store.query(f"MATCH (n:`{label}`) RETURN count(n) AS n").iloc[0, 0]) for label in schema.nodes}
