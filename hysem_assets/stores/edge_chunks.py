@@ -74,6 +74,11 @@ class EdgeChunkStore:
                 self._shard = edge.EdgeShard.load(str(self.path))
         except Exception as exc:  # Edge raises plain exceptions for files it cannot read
             self._lock.release()
+            if "WouldBlock" in str(exc):  # its write-ahead log is open elsewhere: busy, not damaged
+                raise VectorStoreError(
+                    f"Qdrant Edge shard {self.location} is open in another process (whose lock file was removed); "
+                    "wait for that process to end"
+                ) from exc
             raise DamagedStoreError(f"Qdrant Edge shard {self.location} cannot be loaded: {exc}{REPAIR}") from exc
 
     @property

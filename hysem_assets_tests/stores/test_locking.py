@@ -15,7 +15,7 @@ from dagster import DagsterInstance, materialize
 from hysem_assets.cli import SAMPLE_QUERY
 from hysem_assets.definitions import defs
 from hysem_assets.knowledge.assets import report_assets
-from hysem_assets.stores.chunks import VectorStoreError
+from hysem_assets.stores.chunks import DamagedStoreError, VectorStoreError
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
@@ -136,3 +136,19 @@ def test_a_run_waits_for_the_graph_another_process_holds_and_says_so_in_its_log(
     finally:
         release.cancel()
         holder.communicate("")
+
+
+def test_a_shard_open_elsewhere_whose_lock_file_was_removed_is_busy_not_damaged(tmp_path: Path) -> None:
+    folder = tmp_path / "qdrant"
+    first = EdgeChunkStore(folder, lock_timeout=0)
+    first.ensure_collection(4)
+    first.close()
+    holder = _holder("qdrant", folder)  # holds the shard's write-ahead log
+    try:
+        for lock in folder.glob("chunks.lock*"):
+            lock.unlink()
+        with pytest.raises(VectorStoreError, match=r"open in another process \(whose lock file was removed\)") as error:
+            EdgeChunkStore(folder, lock_timeout=0)
+        assert not isinstance(error.value, DamagedStoreError)  # doctor --fix must not rebuild it under its holder
+    finally:
+        holder.communicate("\n")
