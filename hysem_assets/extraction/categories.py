@@ -135,7 +135,7 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
             for column, name in enumerate(names):
                 if name in scores:
                     scores[name] += SIMILARITY_WEIGHT * float(similarity[:, column].max())
-        value = max(scores, key=lambda name: scores[name])
+        value = max((name for name in names if name in scores), key=lambda name: scores[name])  # ties: protocol order
         strongest = max((m for m in matches if m.value == value), key=lambda m: m.weight)
         return value, strongest.sentence
     similarity = reading.sentence_similarity(value_vectors(reading, values))

@@ -392,15 +392,16 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     if checked.removed:
         reasons.append(f"{len(checked.removed)} claim(s) removed by the citation audit")
     unverified = not approved or (bool(draft.claims) and not checked.kept.claims)
+    closest = (
+        closest_findings(outcome.looped, outcome.sources, retriever.library) if not checked.kept.claims else Draft(())
+    )
     fell_back = [f"{a['route']}: {a['reason']}" for a in attempts[:-1] if a["reason"]]
-    if decision.route in GRAPH_ROUTES and route_taken not in GRAPH_ROUTES:  # never shown as the count asked for
+    passages = checked.kept.claims or closest.claims
+    if decision.route in GRAPH_ROUTES and route_taken not in GRAPH_ROUTES and passages:  # never shown as a count
         reasons.insert(0, f"not a {decision.route} answer ({'; '.join(fell_back) or 'the graph found nothing'}): "
                        "passages that mention the question's terms instead")  # fmt: skip
     note = "; ".join(reasons) if reasons else None
     local = route_taken == "local"
-    closest = (
-        closest_findings(outcome.looped, outcome.sources, retriever.library) if not checked.kept.claims else Draft(())
-    )
     summary = gist(checked.kept) if local else None
     prompt_tokens, completion_tokens = (
         after - before for after, before in zip(engine.tokens(), tokens_before, strict=True)

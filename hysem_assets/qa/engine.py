@@ -85,7 +85,8 @@ def build_engine(
     """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table;
     with ``protocol`` and ``extracted`` (``extracted_fields``) the numeric route, with ``summary_tree`` the global
     route."""
-    loaded = graph is not None and partition_loaded(graph, query)
+    # a partition without articles has nothing to count: its answers say so, whatever the graph holds
+    loaded = graph is not None and not library.empty and partition_loaded(graph, query)
     retriever = Retriever(
         query=query,
         store=store,
@@ -112,7 +113,7 @@ def build_engine(
         extracted=extracted,
         tree=SummaryTree.from_table(summary_tree),
         graph_missing=None
-        if loaded or graph is None
+        if loaded or graph is None or library.empty
         else (
             f"The knowledge graph holds no load of {query!r} (never loaded, or its load was interrupted), so "
             f"nothing can be counted or listed; `hysem materialize --query {query} --select knowledge_graph` "

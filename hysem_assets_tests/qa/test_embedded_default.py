@@ -188,3 +188,19 @@ def test_a_partition_without_articles_says_there_is_no_evidence_in_it(partition,
         assert NO_ARTICLES in answer["markdown"] and "References" not in answer["markdown"]
         assert (answer["evidence_found"], answer["claims"], answer["citations"]) == (False, 0, 0)
         assert list(answer) == list(ANSWER_DTYPES)
+
+
+def test_a_count_the_graph_cannot_make_is_never_shown_as_one(partition, embedder):
+    """XGBoost (an ozone study) and nitrogen dioxide (another study) never meet: the graph counts nothing,
+    passages answer, and the answer says it is not a count."""
+    [answer], _ = answer_questions(["How many studies used XGBoost for nitrogen dioxide?"], partition.engine(embedder))
+    assert answer["route"] != "counting" and answer["route_chain"].startswith("counting->")
+    assert "_not a counting answer (counting: the symbolic query found nothing)" in answer["markdown"]
+
+
+def test_a_count_on_a_partition_the_graph_never_loaded_says_so_without_passages(partition, embedder):
+    unloaded = replace(partition, query="never-loaded")
+    [answer], _ = answer_questions([COUNTING], unloaded.engine(embedder))
+    assert "The knowledge graph holds no load of 'never-loaded'" in answer["markdown"]
+    assert "--select knowledge_graph" in answer["markdown"] and "References" not in answer["markdown"]
+    assert answer["unavailable"] and not answer["evidence_found"] and answer["route_chain"] == "counting"
