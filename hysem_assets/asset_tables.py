@@ -1,10 +1,10 @@
 """Stored asset tables: written atomically, read back, and a damaged one told from a good one.
 
-Asset files are written whole or not at all (:func:`write_parquet`), but a disk, a user or another program can still damage
-one afterwards. Reading goes through :func:`read_table`, whose error names the file and the
-command that repairs it; :func:`file_problem` says what is wrong with a file without reading
-its rows (``hysem status`` and ``hysem doctor`` check every file so). No Dagster here:
-``hysem ask`` reads tables in a light process.
+Asset files are written whole or not at all (:func:`write_parquet`), but a disk, a user or
+another program can still damage one afterwards. Reading goes through :func:`read_table`,
+whose error names the file and the command that repairs it; :func:`file_problem` says what
+is wrong with a file without reading its rows (``hysem status`` and ``hysem doctor`` check
+every file so). No Dagster here: ``hysem ask`` reads tables in a light process.
 """
 
 from __future__ import annotations

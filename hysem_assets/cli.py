@@ -452,11 +452,11 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
     """Extract a protocol's fields from records you already have, without the graph.
 
     INPUT is JSON Lines or CSV with ``id``, ``title``, ``abstract``, an optional full
-    ``text`` and optional ``publication_types`` (PubMed's, "; "-separated). Each record is read as ``extracted_fields`` reads a work, by the profile's
-    backend; the output has one JSON object per record: ``id``, each field's value,
-    ``evidence`` (per field: each value's sentence and character offsets in the text read),
-    ``status`` and ``error``. A line that cannot be read is reported with its number and
-    skipped.
+    ``text`` and optional ``publication_types`` (PubMed's, "; "-separated). Each record is
+    read as ``extracted_fields`` reads a work, by the profile's backend; the output has one
+    JSON object per record: ``id``, each field's value, ``evidence`` (per field: each value's
+    sentence and character offsets in the text read), ``status`` and ``error``. A line that
+    cannot be read is reported with its number and skipped.
     """
     import logging
 

@@ -1,8 +1,9 @@
 """The shipped span tagger at run time: ONNX Runtime over the packaged model files, no torch.
 
 :func:`load` opens ``model/tagger-int8.onnx`` beside this module (built by ``hysem train
-tagger``) with the packaged MiniLM's tokenizer, whose hash the card records; :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut
-them, and returns each text's spans per class with character offsets and the mean
+tagger``) with the packaged MiniLM's tokenizer, whose hash the card records;
+:meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut them, each
+window alone, and returns each text's spans per class with character offsets and the mean
 probability of their words (a word's probability is the mean over its word pieces).
 :meth:`Tagger.read` reads one document within a budget of word pieces.
 """

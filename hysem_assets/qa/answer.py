@@ -193,11 +193,17 @@ class Outcome:
 RouteResult = tuple[Outcome | None, dict[str, Any]]
 
 
+def _without_graph(engine: QAEngine) -> dict[str, Any]:
+    """A graph route's details when the engine has no graph: unavailable (the partition is not loaded: no other
+    route may answer in its place) or refused (no graph store configured: the next route takes over)."""
+    return {"unavailable": engine.graph_missing} if engine.graph_missing else {"refused": "no graph store"}
+
+
 async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
     """Counting and listing from the graph, or None with the reason the next route takes over."""
     retriever = engine.retriever
     if retriever.graph is None:
-        return None, {"unavailable": engine.graph_missing} if engine.graph_missing else {"refused": "no graph store"}
+        return None, _without_graph(engine)
     target = target_label(question, engine.schema)
     if engine.cypher_writer is None and target is None and not terms:
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
@@ -246,7 +252,7 @@ async def _numeric(question: str, terms: Terms, engine: QAEngine, route: RouteNa
     if target is None:
         return None, {"refused": "no comparison with a number the protocol extracts"}
     if target.field.article_property is not None and retriever.graph is None:
-        return None, {"unavailable": engine.graph_missing} if engine.graph_missing else {"refused": "no graph store"}
+        return None, _without_graph(engine)
     by_work = _chunks_by_work(retriever.chunks.values())
     keys = {cluster: article_key(record.doi, cluster) for cluster, record in retriever.library.items()}
     try:

@@ -7,8 +7,9 @@ who holds their locks, graph loads that are not what ``knowledge_graph`` recorde
 chunk stores that cannot be read back or do not hold exactly their chunk table. With
 ``--fix`` it reclaims those runs and slots, materializes the damaged assets of each
 partition again, loads those graphs again, and rebuilds those chunk stores (a damaged
-shard whole, from every query's chunk table; vectors from the cache where it has them). A store held by a live process is only named: it is released when that process
-ends, and stopping someone's run is the user's call.
+shard whole, from every query's chunk table; vectors from the cache where it has them). A
+store held by a live process is only named: it is released when that process ends, and
+stopping someone's run is the user's call.
 """
 
 from __future__ import annotations
