@@ -291,11 +291,12 @@ def doctor(fix: bool) -> None:
 
 
 def _outside_home(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    """An ``-o`` path, refused inside ``HYSEM_HOME`` (assets, stores and caches live there)."""
-    if value is not None and str(value) != "-" and environment.inside_home(value):
+    """An ``-o`` path, refused inside ``HYSEM_HOME`` (assets, stores and caches live there) but for its
+    deliverable folders."""
+    if value is not None and str(value) != "-" and environment.inside_state(value):
         raise click.BadParameter(
             f"{value} is inside HYSEM_HOME ({environment.hysem_home()}), where hysem keeps its assets and stores; "
-            "write it somewhere else.",
+            "write it somewhere else (or under its review/ or exports/ folder).",
             ctx,
             param,
         )

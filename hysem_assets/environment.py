@@ -39,10 +39,15 @@ def hysem_home() -> Path:
     return Path(os.environ.get("HYSEM_HOME", ".hysem")).expanduser().resolve()
 
 
-def inside_home(path: Path) -> bool:
-    """Whether ``path`` lies in ``HYSEM_HOME``, where a file a command writes could overwrite an asset, a store
-    or a cache that runs read back."""
-    return path.expanduser().resolve().is_relative_to(hysem_home())
+#: Folders of ``HYSEM_HOME`` that hold deliverables for people (the flow, evidence tables, exports), not state.
+DELIVERABLE_FOLDERS = ("review", "exports")
+
+
+def inside_state(path: Path) -> bool:
+    """Whether ``path`` lies in ``HYSEM_HOME`` outside :data:`DELIVERABLE_FOLDERS`, where a file a command
+    writes could overwrite an asset, a store or a cache that runs read back."""
+    target, home = path.expanduser().resolve(), hysem_home()
+    return target.is_relative_to(home) and not any(target.is_relative_to(home / f) for f in DELIVERABLE_FOLDERS)
 
 
 def models_dir() -> Path:

@@ -146,10 +146,10 @@ def test_selection_asset_and_output_mistakes_are_one_line(config: Path, tmp_path
     "command",
     [
         ["show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY, "-o", "{home}/assets/raw_metadata/pubmed/x.parquet"],
-        ["report", "--query", SAMPLE_QUERY, "-o", "{home}/review/report.html"],
+        ["report", "--query", SAMPLE_QUERY, "-o", "{home}/dagster/report.html"],
         ["dedupe", "{source}", "-o", "{home}/qdrant/out.csv"],
         ["extract", "{source}", "-o", "{home}/out.jsonl"],
-        ["export-preferences", "-o", "{home}/exports/preferences.parquet"],
+        ["export-preferences", "-o", "{home}/llm_cache/preferences.parquet"],
     ],
     ids=lambda command: command[0],
 )
