@@ -303,17 +303,23 @@ def _outside_home(ctx: click.Context, param: click.Parameter, value: Path | None
     return value
 
 
+def _output_option(help: str, *, required: bool = False, allow_dash: bool = False):
+    """The ``-o``/``--output`` file of a command, refused among HYSEM_HOME's assets and stores."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, allow_dash=allow_dash, path_type=Path),
+        required=required,
+        callback=_outside_home,
+        help=help,
+    )
+
+
 @main.command()
 @click.argument("asset")
 @click.option("--query", "slug", required=True, help="Query slug (partition).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "parquet"]), default="csv", show_default=True)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    callback=_outside_home,
-    help="File to write (default: stdout).",
-)
+@_output_option("File to write (default: stdout).")
 def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
     """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``.
 
@@ -342,14 +348,7 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
 
 @main.command()
 @click.option("--query", "slug", required=True, help="Query slug (partition).")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    callback=_outside_home,
-    help="The report to write: .html (self-contained page) or .md.",
-)
+@_output_option("The report to write: .html (self-contained page) or .md.", required=True)
 def report(slug: str, output: Path) -> None:
     """Write a query's review report: PRISMA flow, topic map, evidence table, saved reports, answers."""
     from hysem_assets.review.report import NotMaterialized, render_html, render_markdown, stored_report
@@ -374,13 +373,7 @@ def report(slug: str, output: Path) -> None:
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    callback=_outside_home,
-    help="Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).",
-)
+@_output_option("Where to write the rows with a cluster_id column (.csv, .tsv, .parquet or .json).")
 @click.option(
     "--explain",
     nargs=2,
@@ -441,14 +434,7 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     show_default=True,
     help="Review protocol of config/protocols whose fields to extract.",
 )
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-    callback=_outside_home,
-    help="JSON Lines file of the results ('-' for standard output).",
-)
+@_output_option("JSON Lines file of the results ('-' for standard output).", required=True, allow_dash=True)
 def extract(input_path: Path, protocol_name: str, output: Path) -> None:
     """Extract a protocol's fields from records you already have, without the graph.
 
@@ -538,13 +524,7 @@ def train_tagger(data: Path, output: Path | None) -> None:
 
 @main.command()
 @click.argument("pdf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    callback=_outside_home,
-    help="Markdown file (default: stdout).",
-)
+@_output_option("Markdown file (default: stdout).")
 @click.option(
     "--pipeline",
     type=click.Choice(PIPELINES),
@@ -627,13 +607,7 @@ def ask(question: str, slug: str, as_json: bool, include_retracted: bool, fresh:
 
 
 @main.command("export-preferences")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    callback=_outside_home,
-    help="Copy the dataset to this file.",
-)
+@_output_option("Copy the dataset to this file.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True)
 def export_preferences_command(output: Path | None, fmt: str) -> None:
     """Materialize preference_dataset from every query's preference log (DPO: prompt, chosen, rejected)."""
