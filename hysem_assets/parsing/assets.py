@@ -29,10 +29,14 @@ PARSED_COLUMNS = (
     "seconds",
     "status",
     "ocr_pages",
+    "ocr_confidence_json",
+    "unreadable_pages",
     "dropped_lines",
     "dropped_json",
+    "furniture_json",
     "restored_lines",
     "docling_order_pages",
+    "docling_pages",
     "error",
 )
 #: Types of the numeric columns, which a table of no documents cannot infer.
@@ -41,9 +45,11 @@ PARSED_DTYPES = {
     "pages": "int64",
     "seconds": "float64",
     "ocr_pages": "int64",
+    "unreadable_pages": "int64",
     "dropped_lines": "int64",
     "restored_lines": "int64",
     "docling_order_pages": "int64",
+    "docling_pages": "int64",
 }
 
 
@@ -57,7 +63,9 @@ PARSED_DTYPES = {
         "One row per saved PDF: Markdown with headings, paragraphs, lists and tables; tables and equations as "
         "JSON; token count; pages; the parser used; status native, ocr, failed, too_large or resource_limit (over a "
         "limit of the profile), with the error that document met; "
-        "lines dropped by named rules and lines restored. Docling's weight-free native "
+        "per-page OCR confidence and pages too faint to be text; the page furniture left out (running headers and "
+        "footers, page numbers, line numbers, margin stamps) with its page and rule; "
+        "lines dropped by named rules and lines restored; pages given Docling's own lines. Docling's weight-free native "
         "pipeline plus hysem's page reconstruction by default, the standard layout pipeline on GPUs in production. "
         "A PDF parsed before with the same bytes and settings is read from the work cache."
     ),
@@ -107,12 +115,14 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
         "native": int((table["status"] == "native").sum()),
         "ocr": int((table["status"] == "ocr").sum()),
         "ocr_pages": int(ok["ocr_pages"].sum()),
+        "unreadable_pages": int(table["unreadable_pages"].sum()),
         "failed": len(failed),
         "too_large": int((table["status"] == "too_large").sum()),
         "resource_limit": int((table["status"] == "resource_limit").sum()),
         "dropped_lines": int(ok["dropped_lines"].sum()),
         "restored_lines": int(ok["restored_lines"].sum()),
         "docling_order_pages": int(ok["docling_order_pages"].sum()),
+        "docling_pages": int(ok["docling_pages"].sum()),
         "pages": pages,
         "pages_per_second": round(parsed_pages / seconds, 2) if seconds else 0.0,
         "tokens": int(ok["token_count"].sum()),

@@ -2,7 +2,9 @@
 
 They sit in a band at the top or bottom of the page and either repeat from page to page
 (with the page number as the only change) or are a bare page number, possibly at the end
-of a running title. Both are recognised across the whole document at once.
+of a running title. Anywhere else on the page, text repeated word for word at the same
+place on other pages is furniture too (a stamp, a journal's logo line). All of it is
+recognised across the whole document at once.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from docling_core.types.doc import Size
 
+from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.lines import Segment, group_rows
 
 PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlcdm]{1,7}|\d{1,3}-\d{1,4})(\s*(/|of)\s*\d{1,4})?$", re.IGNORECASE)
@@ -23,13 +26,15 @@ PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlcdm]{1,7}|\d{1,3}-\d{1,4})(\
 class FurnitureRule:
     band: float = 0.13  # share of the page height at the top and at the bottom
     min_pages: int = 2  # a line must repeat on this many pages to count as running
+    same_place: float = 0.01  # outside the bands: share of the page's width and height two places may differ by
+    min_letters: int = 8  # outside the bands: shorter text ("Table 1", "Methods") may repeat by chance
 
 
 def _key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.lower())).strip()
 
 
-def furniture(
+def running_furniture(
     pages: Sequence[Sequence[Segment]], sizes: Sequence[Size], rule: FurnitureRule = FurnitureRule()
 ) -> list[set[int]]:
     """For each page, the indices of its segments that are running headers, footers or page numbers.
@@ -81,6 +86,35 @@ def furniture(
             else:
                 drop.update(i for i in row if recurs(band, segments[i].text))
         result.append(drop)
+    in_place = repeated_in_place([[(s.text, s.box) for s in page] for page in pages], sizes, bodies, rule)
+    return [drop | again for drop, again in zip(result, in_place)]
+
+
+def repeated_in_place(
+    pages: Sequence[Sequence[tuple[str, Box]]],
+    sizes: Sequence[Size],
+    bodies: Sequence[str],
+    rule: FurnitureRule = FurnitureRule(),
+) -> list[set[int]]:
+    """For each page, the indices of its ``(text, box)`` items whose exact text stands at the
+    same place on another page with a different body: repetition by the page's template."""
+    places: dict[str, list[tuple[int, int, Box]]] = defaultdict(list)
+    for page_no, items in enumerate(pages):
+        for index, (text, box) in enumerate(items):
+            if sum(ch.isalpha() for ch in text) >= rule.min_letters:
+                places[re.sub(r"\s+", " ", text).strip().lower()].append((page_no, index, box))
+    result: list[set[int]] = [set() for _ in pages]
+    for found in places.values():
+        for page_no, index, box in found:
+            size = sizes[page_no]
+            if any(
+                bodies[other] != bodies[page_no]
+                and abs(box.l - where.l) <= rule.same_place * size.width
+                and abs(box.t - where.t) <= rule.same_place * size.height
+                for other, _, where in found
+                if other != page_no
+            ):
+                result[page_no].add(index)
     return result
 
 

@@ -7,11 +7,21 @@ converts at the edges.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docling_core.types.doc import BoundingBox, CoordOrigin
 from docling_core.types.doc.page import BoundingRectangle
+
+#: Radians from a quarter turn within which text counts as sideways.
+SIDEWAYS_TOLERANCE = 0.3
+
+
+def is_sideways(rect: BoundingRectangle) -> bool:
+    """True for a cell set at a quarter turn, either way (up or down the page)."""
+    turns = rect.angle / (math.pi / 2)
+    return round(turns) % 2 == 1 and abs(turns - round(turns)) * math.pi / 2 <= SIDEWAYS_TOLERANCE
 
 
 @dataclass(frozen=True, slots=True)

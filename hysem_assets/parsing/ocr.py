@@ -36,6 +36,9 @@ SCAN_SHARE = 0.9
 STAMP_CHARS = 200
 #: Page images are rendered at this many times 72 dpi for recognition.
 OCR_SCALE = 3.0
+#: Below this confidence (the engine's, averaged over the page's characters) an OCR reading is
+#: not text: handwriting, a drawing, a photograph. Printed text reads at 0.85 or more.
+MIN_CONFIDENCE = 0.5
 
 TESSERACT_HINT = "install Tesseract (Debian: apt-get install tesseract-ocr tesseract-ocr-eng)"
 ONNX_HINT = "install the project's Python dependencies (rapidocr and onnxruntime, pinned in pyproject.toml)"
@@ -74,6 +77,13 @@ def needs_ocr(page: SegmentedPdfPage | None, size: Size) -> bool:
     if len(visible) < MIN_TEXT_CHARS or sum(map(_garbage, visible)) >= GARBAGE_SHARE * len(visible):
         return True
     return len(visible) < STAMP_CHARS and _image_share(page, size) >= SCAN_SHARE
+
+
+def page_confidence(cells: list[TextCell]) -> float | None:
+    """The page's OCR confidence: its OCR cells' confidences weighted by their characters (None: no OCR text)."""
+    weighted = [(len(cell.text.strip()), cell.confidence) for cell in cells if cell.from_ocr and cell.text.strip()]
+    chars = sum(n for n, _ in weighted)
+    return sum(n * confidence for n, confidence in weighted) / chars if chars else None
 
 
 def rapidocr_models() -> dict[str, str]:

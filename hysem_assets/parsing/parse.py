@@ -13,15 +13,21 @@ from docling.datamodel.base_models import ConversionStatus
 from docling.datamodel.document import ConversionResult
 from docling.datamodel.settings import DEFAULT_PAGE_RANGE
 from docling.document_converter import DocumentConverter
-from docling_core.types.doc import DoclingDocument, TableItem
+from docling_core.types.doc import ContentLayer, DoclingDocument, TableItem
 
 from hysem_assets.minilm import TOKENIZER_NAME, count_tokens
 from hysem_assets.parsing.export import equations_json, markdown, tables_json
 from hysem_assets.parsing.limits import OUT_OF_MEMORY, RESOURCE_LIMIT, LimitExceeded, out_of_memory
 from hysem_assets.parsing.native import native_converter
-from hysem_assets.parsing.ocr import TURN_ON_HINT
+from hysem_assets.parsing.ocr import MIN_CONFIDENCE, TURN_ON_HINT, page_confidence
 from hysem_assets.parsing.options import ParseOptions
-from hysem_assets.parsing.preflight import NO_TEXT_NO_OCR, NO_TEXT_OCR_OFF, NO_TEXT_WITH_OCR, open_problem
+from hysem_assets.parsing.preflight import (
+    NO_READABLE_TEXT,
+    NO_TEXT_NO_OCR,
+    NO_TEXT_OCR_OFF,
+    NO_TEXT_WITH_OCR,
+    open_problem,
+)
 from hysem_assets.parsing.reconstruct import Reconstruction
 from hysem_assets.parsing.result import ParsedDocument
 from hysem_assets.parsing.standard import standard_converter
@@ -59,22 +65,40 @@ def _no_text_message(options: ParseOptions) -> str:
 
 
 def _report(result: ConversionResult) -> dict[str, object]:
-    """Status and line counts: OCR pages from the pages' cells, the rest from the reconstruction."""
-    ocr_pages = sum(
-        any(c.from_ocr for c in page.parsed_page.textline_cells)
+    """Status, OCR confidence and line counts: OCR from the pages' cells, the rest from the reconstruction."""
+    confidence = {
+        str(page.page_no): round(score, 3)
         for page in result.pages
-        if page.parsed_page is not None
-    )
+        if page.parsed_page is not None and (score := page_confidence(page.parsed_page.textline_cells)) is not None
+    }
     reconstruction: Reconstruction | None = getattr(result, "_hysem_reconstruction", None)
-    row: dict[str, object] = {"status": "ocr" if ocr_pages else "native", "ocr_pages": ocr_pages}
+    row: dict[str, object] = {
+        "status": "ocr" if confidence else "native",
+        "ocr_pages": len(confidence),
+        "ocr_confidence_json": json.dumps(confidence),
+        "unreadable_pages": sum(score < MIN_CONFIDENCE for score in confidence.values()),
+        "furniture_json": json.dumps(_furniture(result, reconstruction), ensure_ascii=False),
+    }
     if reconstruction is not None:
         row.update(
             dropped_lines=sum(reconstruction.dropped.values()),
             dropped_json=json.dumps(reconstruction.dropped),
             restored_lines=reconstruction.restored,
             docling_order_pages=reconstruction.docling_order_pages,
+            docling_pages=reconstruction.docling_pages,
         )
     return row
+
+
+def _furniture(result: ConversionResult, reconstruction: Reconstruction | None) -> list[dict[str, object]]:
+    """The furniture left out of the Markdown: what hysem's rules removed, or what Docling's layout labelled so."""
+    if reconstruction is not None:
+        return reconstruction.furniture
+    return [
+        {"page": item.prov[0].page_no if item.prov else None, "rule": str(item.label), "text": item.text}
+        for item in result.document.texts
+        if item.content_layer == ContentLayer.FURNITURE and item.text.strip()
+    ]
 
 
 @dataclass
@@ -118,20 +142,41 @@ def _joined_report(parts: list[_Part]) -> dict[str, object]:
     if len(parts) == 1:
         return parts[0].report
     dropped: Counter[str] = Counter()
+    confidence: dict[str, float] = {}
     for part in parts:
         dropped.update(json.loads(str(part.report.get("dropped_json", "{}"))))
-    ocr_pages = sum(int(p.report["ocr_pages"]) for p in parts)  # type: ignore[call-overload]
-    row: dict[str, object] = {"status": "ocr" if ocr_pages else "native", "ocr_pages": ocr_pages}
+        confidence.update(json.loads(str(part.report["ocr_confidence_json"])))
+    row: dict[str, object] = {
+        "status": "ocr" if confidence else "native",
+        "ocr_pages": len(confidence),
+        "ocr_confidence_json": json.dumps(confidence),
+        "unreadable_pages": sum(score < MIN_CONFIDENCE for score in confidence.values()),
+        "furniture_json": json.dumps(
+            [item for part in parts for item in json.loads(str(part.report["furniture_json"]))], ensure_ascii=False
+        ),
+    }
     if any("dropped_json" in p.report for p in parts):
         row.update(
             dropped_lines=sum(dropped.values()),
             dropped_json=json.dumps(dict(dropped)),
             **{
                 key: sum(int(p.report.get(key, 0)) for p in parts)  # type: ignore[call-overload]
-                for key in ("restored_lines", "docling_order_pages")
+                for key in ("restored_lines", "docling_order_pages", "docling_pages")
             },
         )
     return row
+
+
+def _unreadable(report: dict[str, object], pages: int) -> str | None:
+    """Why a document whose every page was read by OCR, none of them well, has no text worth keeping."""
+    confidence = json.loads(str(report["ocr_confidence_json"]))
+    if not confidence or len(confidence) < pages or report["unreadable_pages"] < len(confidence):
+        return None
+    best = max(confidence.values())
+    return (
+        f"{NO_READABLE_TEXT}: every page was read by OCR with a confidence below {MIN_CONFIDENCE} "
+        f"(best {best:.2f}): handwriting, drawings or photographs, not printed text"
+    )
 
 
 def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> ParsedDocument:
@@ -154,10 +199,14 @@ def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> Parse
         if not any(part.has_text for part in parts):
             details = "; ".join(dict.fromkeys(e for part in parts for e in part.errors))
             raise _Unparseable(_no_text_message(options) + (f" ({details})" if details else ""))
+        report = _joined_report(parts)
+        unreadable = _unreadable(report, pages)
+        if unreadable:
+            raise _Unparseable(unreadable, report)
         text = "\n\n".join(part.markdown for part in parts if part.markdown)
         return ParsedDocument(
             **row,
-            **_joined_report(parts),
+            **report,
             markdown=text,
             tables_json=json.dumps([t for part in parts for t in part.tables], ensure_ascii=False),
             equations_json=json.dumps([e for part in parts for e in part.equations], ensure_ascii=False),
@@ -182,9 +231,17 @@ def parse_pdf(path: str | Path, options: ParseOptions = ParseOptions()) -> Parse
             error=f"{OUT_OF_MEMORY}: MemoryError {error}".rstrip(),
         )
     except Exception as error:  # Docling and its backends raise many kinds; the row must survive all
-        message = str(error) if isinstance(error, _Unparseable) else f"{type(error).__name__}: {error}"
+        if isinstance(error, _Unparseable):
+            return ParsedDocument(
+                **row, **error.report, pages=pages, seconds=time.perf_counter() - started, error=str(error)
+            )
+        message = f"{type(error).__name__}: {error}"
         return ParsedDocument(**row, pages=pages, seconds=time.perf_counter() - started, error=message)
 
 
 class _Unparseable(Exception):
-    """A document that cannot be parsed, with the reason its row should show."""
+    """A document that cannot be parsed, with the reason its row should show and what its parse found."""
+
+    def __init__(self, message: str, report: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.report = {key: value for key, value in (report or {}).items() if key != "status"}

@@ -19,6 +19,8 @@ NO_PAGES = "the PDF has no pages"
 NO_TEXT_OCR_OFF = "no text layer (scanned?) and OCR is off"
 NO_TEXT_NO_OCR = "no text layer (scanned?); OCR is off: enable ocr in the standard pipeline to read scans"
 NO_TEXT_WITH_OCR = "no text found, even with OCR"
+#: OCR read something, but nothing on any page with the confidence printed text has.
+NO_READABLE_TEXT = "no readable text"
 
 
 def open_problem(

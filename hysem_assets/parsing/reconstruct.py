@@ -1,11 +1,12 @@
 """The native reconstruction: a parsed PDF's text cells into a structured document.
 
-Per page: line numbers out, words into segments, running headers and footers out (decided
-across all pages), the page cut into regions in reading order, each region into blocks,
+Per page: line numbers out, sideways stamps and notes in the side margins out, words into
+segments, running headers and footers out (decided across all pages), the page cut into regions in reading order, each region into blocks,
 blocks named, then the same cluster corrections the standard pipeline gets (multi-line
 equations joined, page-sized sparse tables read as text), every line of Docling's own output
-checked to be there (``coverage``), and finally one ``DoclingDocument``. What the named
-rules removed is counted in a ``Reconstruction`` report beside the document.
+checked to be there and unbroken (``coverage``), and finally one ``DoclingDocument``. What
+the named rules removed (the page furniture) is listed in a ``Reconstruction`` report beside
+the document.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from hysem_assets.parsing.blocks import Block, BodyStyle, label_blocks, region_b
 from hysem_assets.parsing.clusters import merge_formula_clusters, relabel_sparse_tables
 from hysem_assets.parsing.columns import reading_regions
 from hysem_assets.parsing.coverage import SHORT_FRAGMENTS, cover
-from hysem_assets.parsing.furniture import furniture
+from hysem_assets.parsing.furniture import running_furniture
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.line_numbers import strip_line_numbers
 from hysem_assets.parsing.lines import Segment, is_rtl, page_segments
+from hysem_assets.parsing.margins import sideways_furniture, upright_words
 from hysem_assets.parsing.text import vocabulary
-from hysem_assets.parsing.words import page_words
+from hysem_assets.parsing.words import Word, page_words
 
 #: Bitmaps narrower or lower than this share of the page are bullets, rules and specks.
 MIN_PICTURE = 0.04
@@ -105,6 +107,12 @@ def page_clusters(
     return relabel_sparse_tables(merge_formula_clusters(clusters, size), size)
 
 
+#: Names of the rules that take page furniture out, as ``Reconstruction.furniture`` gives them.
+LINE_NUMBERS = "line numbers"
+RUNNING = "running headers, footers and page numbers"
+MARGIN = "margin stamps and notes"
+
+
 @dataclass(frozen=True)
 class Reconstruction:
     """What the reconstruction did besides building the document."""
@@ -115,6 +123,10 @@ class Reconstruction:
     restored: int = 0
     #: Pages kept in Docling's reading order because the reconstruction's disagreed strongly.
     docling_order_pages: int = 0
+    #: Pages given Docling's own lines because the reconstruction broke some of them.
+    docling_pages: int = 0
+    #: The page furniture taken out, for provenance: ``{"page", "rule", "text"}`` per line.
+    furniture: list[dict[str, object]] = field(default_factory=list)
 
 
 def reconstruct(
@@ -123,38 +135,55 @@ def reconstruct(
     """A structured document from pages that carry their parsed text cells, and what it took."""
     usable = [page for page in pages if page.parsed_page is not None and page.size is not None]
     native_lines = [list(page.parsed_page.textline_cells) for page in usable]
-    removed: list[list[str]] = []
-    dropped: Counter[str] = Counter()
-    segments: list[list[Segment]] = []
+    sizes = [page.size for page in usable]
+    furniture: list[dict[str, object]] = []
+    upright: list[list[Word]] = []
     for page, lines in zip(usable, native_lines):
         strip_line_numbers(page.parsed_page, page.size)
         kept = {id(cell) for cell in page.parsed_page.textline_cells}
-        removed.append([cell.text for cell in lines if id(cell) not in kept])
-        dropped["line numbers"] += len(removed[-1])
-        segments.append(page_segments(page_words(page.parsed_page, page.size)))
-    skip = furniture(segments, [page.size for page in usable])
+        furniture += [_furniture(page, LINE_NUMBERS, cell.text) for cell in lines if id(cell) not in kept]
+        upright.append(upright_words(page_words(page.parsed_page, page.size)))
+    margins = sideways_furniture([page.parsed_page.textline_cells for page in usable], upright, sizes)
+    for page, lines in zip(usable, margins):
+        furniture += [_furniture(page, MARGIN, cell.text) for cell in lines]
+    segments = [page_segments(words) for words in upright]
+    skip = running_furniture(segments, sizes)
     body = [[s for k, s in enumerate(on_page) if k not in drop] for on_page, drop in zip(segments, skip)]
-    for page_removed, on_page, drop in zip(removed, segments, skip):
-        page_removed.extend(on_page[k].text for k in drop)
-        dropped["running headers, footers and page numbers"] += len(drop)
+    for page, on_page, drop in zip(usable, segments, skip):
+        furniture += [_furniture(page, RUNNING, on_page[k].text) for k in sorted(drop)]
+    removed: dict[int, list[str]] = {}
+    for item in furniture:
+        removed.setdefault(int(item["page"]), []).append(str(item["text"]))
+    dropped = Counter(str(item["rule"]) for item in furniture)
     style = BodyStyle.of([s for page in body for s in page])
     rtl = is_rtl("".join(s.text for page in body for s in page))
     known = vocabulary(w.text for page in body for s in page for w in s.words)
     built = []
-    restored = docling_order_pages = 0
+    restored = docling_order_pages = docling_pages = 0
     for index, (page, page_body) in enumerate(zip(usable, body)):
         inline, background = _pictures(page)
         # Labels drawn over a figure stay out of the layout; the coverage check keeps their text.
         text = [s for s in page_body if not _inside_picture(s, inline, style)]
         clusters = page_clusters(text, inline, background, page.size, style, rtl, first_page=index == 0)
-        clusters, coverage = cover(native_lines[index], clusters, removed[index])
+        # Docling's lines are the base only where they are the PDF's lines: not OCR words, not visual-order RTL.
+        ocr = any(cell.from_ocr for cell in native_lines[index])
+        clusters, coverage = cover(
+            native_lines[index], clusters, removed.get(page.page_no, []), page.size.height, check_lines=not (rtl or ocr)
+        )
         restored += coverage.restored
         docling_order_pages += coverage.docling_order
+        docling_pages += coverage.docling_lines
         dropped[SHORT_FRAGMENTS] += coverage.short_fragments
         built.append((page.page_no, page.size, clusters))
     report = Reconstruction(
         dropped={rule: n for rule, n in dropped.items() if n},
         restored=restored,
         docling_order_pages=docling_order_pages,
+        docling_pages=docling_pages,
+        furniture=furniture,
     )
     return build_document(name, origin, built, known), report
+
+
+def _furniture(page: Page, rule: str, text: str) -> dict[str, object]:
+    return {"page": page.page_no, "rule": rule, "text": text}

@@ -34,6 +34,10 @@ class ParsedDocument:
     status: str = "failed"
     #: Pages whose text came from OCR.
     ocr_pages: int = 0
+    #: JSON object: per OCR page (1-based, as text), the engine's confidence averaged over its characters.
+    ocr_confidence_json: str = "{}"
+    #: OCR pages whose confidence is below ``ocr.MIN_CONFIDENCE``: handwriting, drawings, photographs.
+    unreadable_pages: int = 0
     #: Lines of Docling's output removed on purpose (line numbers, running headers and footers).
     dropped_lines: int = 0
     #: JSON object: the dropped lines by the rule that removed them.
@@ -42,6 +46,10 @@ class ParsedDocument:
     restored_lines: int = 0
     #: Pages kept in Docling's reading order because the reconstruction's disagreed strongly with it.
     docling_order_pages: int = 0
+    #: Pages given Docling's own lines because the reconstruction broke some of them (columns read across).
+    docling_pages: int = 0
+    #: JSON list: the page furniture left out of the Markdown, ``{"page", "rule", "text"}`` per line.
+    furniture_json: str = "[]"
     error: str | None = None
 
     @property

@@ -26,7 +26,7 @@ from hysem_assets.parsing.result import ParsedDocument
 from hysem_assets.work_cache import CachedRun, Row, WorkCache, content_key
 
 #: Change when hysem's parsing code changes what it writes, so rows of the older code are parsed again.
-PARSE_CODE = "parse-1"
+PARSE_CODE = "parse-2"
 SET_ASIDE = (TOO_LARGE, RESOURCE_LIMIT)
 #: Options that change how fast a document is parsed, or when it is set aside, but not what a parse gives.
 _NOT_OUTPUT = ("device", "num_threads", "max_pages", "max_page_content_mb")

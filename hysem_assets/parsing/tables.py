@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from docling_core.types.doc import TableCell, TableData
 
 from hysem_assets.parsing.geometry import Box
-from hysem_assets.parsing.lines import row_bands
+from hysem_assets.parsing.lines import group_rows, row_bands
 
 Cell = tuple[str, Box]
 
@@ -70,17 +70,17 @@ def table_data(cells: Sequence[Cell]) -> TableData:
     rows = row_bands(range(len(cells)), lambda i: cells[i][1])
     columns = column_spans([[cells[i][1] for i in row] for row in rows])
     rows = _join_wrapped(rows, cells, columns)
-    grid: dict[tuple[int, int], list[tuple[float, float, str]]] = {}
+    grid: dict[tuple[int, int], list[Cell]] = {}
     for r, row in enumerate(rows):
         for i in row:
             text, box = cells[i]
-            grid.setdefault((r, _column(box, columns)), []).append((box.t, box.l, text.strip()))
+            grid.setdefault((r, _column(box, columns)), []).append((text.strip(), box))
     return TableData(
         num_rows=len(rows),
         num_cols=len(columns),
         table_cells=[
             TableCell(
-                text=" ".join(text for *_, text in sorted(parts)),
+                text=_cell_text(parts),
                 start_row_offset_idx=r,
                 end_row_offset_idx=r + 1,
                 start_col_offset_idx=c,
@@ -90,3 +90,10 @@ def table_data(cells: Sequence[Cell]) -> TableData:
             for (r, c), parts in sorted(grid.items())
         ],
     )
+
+
+def _cell_text(parts: Sequence[Cell]) -> str:
+    """A cell's text line by line, each line left to right: a bullet set a little lower than its
+    words still leads them."""
+    lines = group_rows(parts, lambda part: part[1])
+    return " ".join(text for line in lines for text, _ in sorted(line, key=lambda part: part[1].l))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from docling_core.types.doc import Size
 from docling_core.types.doc.page import SegmentedPdfPage, TextCell
 
-from hysem_assets.parsing.geometry import Box
+from hysem_assets.parsing.geometry import Box, is_sideways
 
 BOLD_FONT = re.compile(r"bold|black|heavy|semibold|demi|bd(it|obl|ital)?$|[-,]b$|^cmbx|^sfbx|^cmb\d", re.IGNORECASE)
 MONOSPACE_FONT = re.compile(r"courier|mono|consol|menlo|inconsolata|^cmtt|^sftt|lucidaconsole|code", re.IGNORECASE)
@@ -28,6 +28,7 @@ class Word:
     font: str = ""
     bold: bool = False
     monospace: bool = False
+    sideways: bool = False  # set at a quarter turn (see ``margins``)
 
 
 def _base_name(font_name: str) -> str:
@@ -44,6 +45,7 @@ def word_from_cell(cell: TextCell, page_height: float) -> Word:
         font=font,
         bold=bool(BOLD_FONT.search(base)),
         monospace=bool(MONOSPACE_FONT.search(base)),
+        sideways=is_sideways(cell.rect),
     )
 
 

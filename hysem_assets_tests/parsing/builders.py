@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import random
+import textwrap
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -11,7 +13,7 @@ import pytest
 from docling.datamodel.base_models import Cluster
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, Size
 from docling_core.types.doc.page import BoundingRectangle, TextCell
-from PIL import Image
+from PIL import Image, ImageDraw
 from pypdf import PdfWriter
 
 from hysem_assets.parsing.geometry import Box
@@ -109,4 +111,83 @@ def scanned_pdf(source: Path, target: Path, dpi: int = 200, pages: int = 1) -> P
 
 def corrupt_pdf(path: Path) -> Path:
     path.write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >>\nthis is not a PDF body\n")
+    return path
+
+
+#: Words of the generated two-column pages: common nouns, so no sentence says anything by accident.
+NOUNS = (
+    "river stone garden window letter market winter summer harbour valley bridge village morning evening "
+    "lantern orchard meadow forest castle island mountain shadow candle mirror painter sailor farmer teacher"
+).split()
+STAMP = "Downloaded from example.org on July 12, 2017 - Published by Example Press"
+
+
+def column_lines(seed: int, paragraphs: int = 4, width: int = 48) -> list[str]:
+    """Lines of ``paragraphs`` paragraphs of made-up sentences, wrapped at ``width`` characters ("" between)."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    for _ in range(paragraphs):
+        sentences = [
+            " ".join(rng.choice(NOUNS) for _ in range(rng.randint(6, 12))).capitalize() + "." for _ in range(4)
+        ]
+        lines += textwrap.wrap(" ".join(sentences), width) + [""]
+    return lines
+
+
+def two_column_pdf(path: Path, pages: int = 2, stamp: tuple[float, float, float] | None = None) -> Path:
+    """A born-digital paper of two text columns per page; ``stamp`` (x, y, font size) sets ``STAMP``
+    sideways at that place on every page, as publishers' download stamps are."""
+    from reportlab.lib.pagesizes import letter
+    from reportlab.pdfgen import canvas
+
+    page = canvas.Canvas(str(path), pagesize=letter)
+    _, height = letter
+    for number in range(pages):
+        if stamp is not None:
+            x, y, size = stamp
+            page.saveState()
+            page.setFont("Helvetica", size)
+            page.translate(x, y)
+            page.rotate(90)
+            page.drawString(0, 0, STAMP)
+            page.restoreState()
+        page.setFont("Times-Roman", 10)
+        for column, left in enumerate((60, 310)):
+            y = height - 80
+            for line in column_lines(seed=10 * number + column):
+                if line:
+                    page.drawString(left, y, line)
+                y -= 12  # a blank line between paragraphs
+        page.showPage()
+    page.save()
+    return path
+
+
+def scribbled_page(seed: int = 5, size: tuple[int, int] = (1700, 2200)) -> Image.Image:
+    """A page of pen strokes at 200 dpi: what OCR meets on handwriting it cannot read."""
+    rng = random.Random(seed)
+    image = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(image)
+    for row in range(18):
+        y = 200 + row * 100
+        x = 150
+        while x < size[0] - 200:
+            width = rng.randint(60, 200)
+            draw.line(
+                [(x + k * 6, y + rng.randint(-18, 18) * (1 if k % 2 else -1)) for k in range(width // 6)],
+                fill=0,
+                width=3,
+            )
+            x += width + rng.randint(25, 45)
+    return image
+
+
+def scribbled_pdf(path: Path, printed: Path | None = None) -> Path:
+    """An image-only PDF of a scribbled page, after the first page of ``printed`` rendered as a scan if given."""
+    images = [scribbled_page()]
+    if printed is not None:
+        pdf = pdfium.PdfDocument(printed)
+        images.insert(0, pdf[0].render(scale=200 / 72).to_pil().convert("L"))
+        pdf.close()
+    images[0].save(path, "PDF", resolution=200, save_all=True, append_images=images[1:])
     return path

@@ -4,7 +4,7 @@ from docling_core.types.doc import DocItemLabel, Size
 
 from hysem_assets.parsing.blocks import Block, BodyStyle, heading, label_blocks, region_blocks
 from hysem_assets.parsing.columns import reading_regions
-from hysem_assets.parsing.furniture import furniture
+from hysem_assets.parsing.furniture import running_furniture
 from hysem_assets.parsing.geometry import Box
 from hysem_assets.parsing.lines import Segment, split_segments
 from hysem_assets.parsing.tables import table_data
@@ -66,18 +66,29 @@ def test_running_headers_and_page_numbers_are_furniture():
         ]
         for n, opening in enumerate(("First,", "Second,", "Third,"), start=1)
     ]
-    dropped = furniture(pages, [size] * 3)
+    dropped = running_furniture(pages, [size] * 3)
     assert dropped == [{0, 2}, {0, 2}, {0, 2}]
 
 
 def test_a_top_line_of_pages_that_repeat_whole_is_text_not_a_running_header():
     pages = [[segment("Docling bundles PDF conversion", 60, 30), segment(PROSE, 60, 300)] for _ in range(3)]
-    assert furniture(pages, [Size(width=600, height=800)] * 3) == [set(), set(), set()]
+    assert running_furniture(pages, [Size(width=600, height=800)] * 3) == [set(), set(), set()]
+
+
+def test_text_repeated_at_the_same_place_mid_page_is_furniture_and_elsewhere_is_not():
+    stamp = "Licensed to the Example Library for personal use"
+    pages = [
+        [segment(stamp, 20, 400), segment(f"{opening} {PROSE}", 60, 300), segment("Results", 60, 500)]
+        for opening in ("First,", "Second,")
+    ]
+    assert running_furniture(pages, [PAGE] * 2) == [{0}, {0}]  # "Results" is too short to be a stamp
+    pages[1][0] = segment(stamp, 20, 600)  # the same words elsewhere: a quotation, not the page's template
+    assert running_furniture(pages, [PAGE] * 2) == [set(), set()]
 
 
 def test_a_lone_page_number_at_the_bottom_goes_even_outside_the_band():
     page = [segment(PROSE, 60, 300), segment("7", 295, 650)]
-    assert furniture([page], [PAGE]) == [{1}]
+    assert running_furniture([page], [PAGE]) == [{1}]
 
 
 def test_table_grid_keeps_rows_columns_and_a_wrapped_header():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,8 +12,11 @@ from pypdf import PdfReader, PdfWriter
 
 from hysem_assets.mirror import default_snapshot_dir
 from hysem_assets.parsing import ParseOptions, parse_pdf
-from hysem_assets.parsing.ocr import needs_ocr
-from hysem_assets_tests.parsing.builders import PAGE, cell, require, scanned_pdf
+from hysem_assets.parsing.ocr import MIN_CONFIDENCE, needs_ocr, page_confidence
+from hysem_assets.parsing.preflight import NO_READABLE_TEXT
+from hysem_assets.review.flow import FlowInputs, prisma_counts
+from hysem_assets_tests.parsing.builders import PAGE, cell, require, scanned_pdf, scribbled_pdf
+from hysem_assets_tests.review import tables
 
 PAPER = default_snapshot_dir() / "files" / "10.5555_ahi.2019.0203.pdf"
 
@@ -36,15 +40,47 @@ def test_a_scanned_page_parses_to_its_words_with_ocr(tmp_path: Path, engine: str
     assert parse_pdf(scan, ParseOptions(ocr_engine="off")).status == "failed"
     result = parse_pdf(scan, ParseOptions(ocr_engine=engine))
     assert result.ok and result.status == "ocr" and result.ocr_pages == 1, result.error
+    assert json.loads(result.ocr_confidence_json)["1"] >= 0.85 and result.unreadable_pages == 0
     text = result.markdown.lower()
     assert "nitrogen dioxide" in text and "hospital admissions" in text
     printed = set(words(parse_pdf(page).markdown))
     assert len(printed) > 100 and len(printed & set(words(text))) >= 0.9 * len(printed)
 
 
+def test_a_document_of_scribbles_is_not_readable_and_says_why(tmp_path: Path):
+    require("tesseract")
+    result = parse_pdf(scribbled_pdf(tmp_path / "notes.pdf"))
+    assert not result.ok and result.status == "failed" and result.markdown == ""
+    assert result.error.startswith(f"{NO_READABLE_TEXT}: every page was read by OCR with a confidence below")
+    assert result.unreadable_pages == 1 and json.loads(result.ocr_confidence_json)["1"] < MIN_CONFIDENCE
+    parsed = tables.parsed().assign(error=[None, None, result.error, None])
+    flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), parsed))
+    assert dict(zip(flow["box"], flow["count"]))[f"not_parsed:{NO_READABLE_TEXT}"] == 1  # PRISMA's "not readable"
+
+
+def test_a_scribbled_page_beside_a_printed_one_is_flagged_and_the_document_kept(tmp_path: Path):
+    require("tesseract")
+    result = parse_pdf(scribbled_pdf(tmp_path / "mixed.pdf", printed=first_page(PAPER, tmp_path / "page.pdf")))
+    confidence = json.loads(result.ocr_confidence_json)
+    assert result.ok and result.ocr_pages == 2 and result.unreadable_pages == 1
+    assert confidence["1"] >= 0.85 > MIN_CONFIDENCE > confidence["2"]
+    assert "nitrogen dioxide" in result.markdown.lower()
+
+
+def test_page_confidence_weighs_each_cell_by_its_characters():
+    cells = [
+        cell("Printed", 0, 0, 50, 10).model_copy(update={"from_ocr": True, "confidence": 0.9}),
+        cell("ab", 0, 20, 20, 30).model_copy(update={"from_ocr": True, "confidence": 0.2}),
+        cell("from the text layer", 0, 40, 90, 50),
+    ]
+    assert page_confidence(cells) == pytest.approx((7 * 0.9 + 2 * 0.2) / 9)
+    assert page_confidence(cells[2:]) is None
+
+
 def test_a_text_pdf_needs_no_ocr_and_says_so():
     result = parse_pdf(PAPER)
     assert result.status == "native" and result.ocr_pages == 0
+    assert result.ocr_confidence_json == "{}" and result.unreadable_pages == 0
 
 
 def test_a_rotated_scan_is_turned_upright(realdata: Path):
