@@ -175,7 +175,7 @@ def _unreadable(report: dict[str, object], pages: int) -> str | None:
     best = max(confidence.values())
     return (
         f"{NO_READABLE_TEXT}: every page was read by OCR with a confidence below {MIN_CONFIDENCE} "
-        f"(best {best:.2f}): handwriting, drawings or photographs, not printed text"
+        f"(best {best:.2f}): handwriting, drawings, or a script OCR's language data does not cover"
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def test_standard_pipeline_runs_from_local_artifacts_only(layout_only: ParseOpti
     assert result.pages == 2 and result.token_count > 0 and result.markdown.strip()
     assert result.parser.startswith("docling ") and "standard pipeline + hysem layout corrections" in result.parser
     assert not runs_of_counting_numbers(result.markdown)
+    furniture = json.loads(result.furniture_json)  # what the layout model labelled page header or footer
+    assert all(set(item) == {"page", "rule", "text"} for item in furniture)
 
 
 def test_the_hysem_stages_wrap_doclings(layout_only: ParseOptions):
