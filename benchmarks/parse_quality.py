@@ -51,7 +51,7 @@ from hysem_assets.parsing.native import native_converter
 from hysem_assets.parsing.ocr import engine_problem
 from hysem_assets.parsing.options import OCR_ENGINES
 from hysem_assets.parsing.preflight import NO_READABLE_TEXT, open_problem
-from hysem_assets_tests.parsing.builders import scanned_pdf
+from hysem_assets_tests.parsing.builders import STAMP, column_lines, scanned_pdf, two_column_pdf
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 #: HTML comments, table separator rows, formula and code fences, Markdown escapes and emphasis.
@@ -62,6 +62,9 @@ CHUNK = 12
 FUZZY = 90
 #: Ground-truth PDFs with at most this many pages are also scanned (rendered to images) in the run.
 SCAN_PAGES = 2
+#: Generated two-column pages: how many, and where their sideways stamp stands (x, y, font size).
+GENERATED_PAGES = 2
+STAMPS = {"left margin": (55, 200, 14), "gutter": (300, 200, 13)}
 #: Hysem must pass this many more of all checks than plain Docling, and no fewer on any born-digital file.
 MARGIN = 0.05
 #: Kinds of check, in the tables' order: text found, reading order, furniture left out.
@@ -141,11 +144,11 @@ def passed(check: Check, output: str) -> bool:
 class Document:
     pdf: Path
     checks: list[Check]
-    kind: str  # text, rendered scan, scan
+    kind: str  # text (born-digital), generated, rendered scan, scan
 
     @property
     def scanned(self) -> bool:
-        return self.kind != "text"
+        return self.kind in ("rendered scan", "scan")
 
 
 def documents(data: Path, scans: Path) -> list[Document]:
@@ -168,11 +171,24 @@ def documents(data: Path, scans: Path) -> list[Document]:
         if open_problem(pdf)[1] <= SCAN_PAGES:
             scan = scanned_pdf(pdf, scans / f"{pdf.stem}.scan.pdf", pages=SCAN_PAGES)
             rendered.append(Document(scan, found[-1].checks, "rendered scan"))
-    found += rendered
+    found += rendered + generated(scans)
     ocr = data / "pdf_docling_ocr"
     for pdf in sorted((ocr / "pdf").glob("*.pdf")):
         truths = [t.read_text(encoding="utf-8") for t in sorted((ocr / "groundtruth").glob(f"*/{pdf.stem}.*.md"))]
         found.append(Document(pdf, checks(consensus(truths), []) if truths else [], "scan"))
+    return found
+
+
+def generated(folder: Path) -> list[Document]:
+    """Two-column pages made in the run with a sideways download stamp (``STAMPS``), whose text is known exactly."""
+    found = []
+    for place, stamp in STAMPS.items():
+        pdf = two_column_pdf(folder / f"two-column-stamp-{place}.pdf", pages=GENERATED_PAGES, stamp=stamp)
+        lines = [
+            line for page in range(GENERATED_PAGES) for column in (0, 1) for line in column_lines(10 * page + column)
+        ]
+        truth = "\n".join(line or "" for line in lines)  # a blank line ends each paragraph
+        found.append(Document(pdf, checks(truth, [STAMP]), "generated"))
     return found
 
 
@@ -260,12 +276,12 @@ def run(args: argparse.Namespace, docs: list[Document]) -> int:
         for name, markdown in outputs.items():
             empty[name] += not words(markdown) and not (name == "hysem" and doc.pdf.name in not_readable)
         tallies.append({name: score(doc, markdown) for name, markdown in outputs.items()})
-    born_digital = [k for k, doc in enumerate(docs) if not doc.scanned]
+    born_digital = [k for k, doc in enumerate(docs) if doc.kind == "text"]
     for title, picked in (
         ("Born-digital PDFs", born_digital),
         (
-            "Scans: real scanned pages, and born-digital PDFs rendered to images in the run",
-            [k for k, doc in enumerate(docs) if doc.scanned],
+            "Generated two-column pages with a download stamp, born-digital PDFs rendered to images, and real scans",
+            [k for k, doc in enumerate(docs) if doc.kind != "text"],
         ),
     ):
         print(f"\n{title} (checks passed, plain Docling -> hysem):\n")
@@ -297,7 +313,12 @@ def run(args: argparse.Namespace, docs: list[Document]) -> int:
 FILE_HEADERS = ["document", "text found", "order", "furniture out", "all checks", "hysem - plain"]
 SUMMARY_HEADERS = ["PDFs", "files", "checks", *(f"{k} plain / hysem" for k in ("text found", "order", "furniture out"))]
 SUMMARY_HEADERS += ["all plain / hysem"]
-CATEGORIES = {"text": "born-digital", "rendered scan": "rendered scans", "scan": "real scans"}
+CATEGORIES = {
+    "text": "born-digital",
+    "generated": "generated two-column",
+    "rendered scan": "rendered scans",
+    "scan": "real scans",
+}
 
 
 def _summed(tallies: list[dict[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:

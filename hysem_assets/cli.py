@@ -170,6 +170,8 @@ def demo(slug: str) -> None:
             f"  {row['asset']:<28} {'materialized' if row['materialized'] else 'missing':<13} rows={row['rows']}"
         )
     if not (result.success and dataset.success):
+        for line in cli_errors.run_failures(result) + cli_errors.run_failures(dataset):
+            click.echo(f"failed: {line}", err=True)
         raise click.ClickException("Some assets failed; see the log above.")
 
 

@@ -98,6 +98,8 @@ def run_failures(result) -> list[str]:
             error = error.cause  # the user code's own exception
         message = _QUALIFIED.sub(r"\1: ", error.message.strip()) if error else "failed"
         message = message.removeprefix("Failure: ")  # hysem's own Failure descriptions are the message
+        if any(marker in message.lower() for marker in _FULL):
+            message = f"{message.rstrip('.')}. {_MOVE_HOME}"
         lines.append(redact(f"{event.step_key.replace('__', '/')}: {' '.join(message.split())}"))
     return lines
 

@@ -22,7 +22,7 @@ def flat(text: str) -> str:
 
 @pytest.mark.parametrize(
     "stamp",
-    [(55, 150, 14), (300, 150, 12), (580, 300, 8)],
+    [(55, 200, 14), (300, 200, 13), (580, 300, 8)],
     ids=["left margin, large enough to span lines", "in the gutter", "right margin"],
 )
 def test_a_sideways_stamp_is_furniture_and_no_line_of_either_column_is_broken(tmp_path: Path, stamp):
