@@ -25,18 +25,37 @@ class DamagedAssetError(RuntimeError):
     """A stored asset file that cannot be read; the message names the file and :data:`REPAIR`."""
 
 
-def file_problem(path: Path, recorded_rows: int | None = None) -> str | None:
-    """What is wrong with the asset file at ``path`` (missing, not Parquet, truncated, not the rows its
-    materialization recorded), or None; reads the footer only."""
+def file_problem(path: Path, recorded_rows: int | None = None, recorded_columns: list[str] | None = None) -> str | None:
+    """What is wrong with the asset file at ``path`` (missing, not Parquet, truncated, not the rows or
+    the columns its materialization recorded), or None; reads the footer only."""
     if not path.is_file():
         return "its file is missing"
     try:
-        rows = pq.read_metadata(path).num_rows
+        metadata = pq.read_metadata(path)
     except (pa.ArrowException, OSError) as exc:
         return f"its file cannot be read ({_first_line(exc)})"
-    if recorded_rows is not None and rows != recorded_rows:
-        return f"its file holds {rows:,} rows where its materialization recorded {recorded_rows:,}"
+    if recorded_rows is not None and metadata.num_rows != recorded_rows:
+        return f"its file holds {metadata.num_rows:,} rows where its materialization recorded {recorded_rows:,}"
+    if recorded_columns is not None:
+        names = metadata.schema.to_arrow_schema().names
+        missing = [name for name in recorded_columns if name not in names]
+        extra = [name for name in names if name not in recorded_columns]
+        if missing or extra:
+            return (
+                "its file's columns are not those its materialization recorded ("
+                + "; ".join(part for part in (_listed("missing", missing), _listed("not recorded", extra)) if part)
+                + ")"
+            )
     return None
+
+
+def file_columns(path: Path) -> list[tuple[str, str]]:
+    """The stored file's columns and their Arrow types, read from its footer."""
+    return [(field.name, str(field.type)) for field in pq.read_schema(path)]
+
+
+def _listed(what: str, names: list[str]) -> str:
+    return f"{what}: {', '.join(names[:5])}{' …' if len(names) > 5 else ''}" if names else ""
 
 
 def read_table(path: Path) -> pd.DataFrame:

@@ -595,6 +595,7 @@ def ask(question: str, slug: str, as_json: bool, include_retracted: bool, fresh:
     from hysem_assets.qa.ask import ask as ask_question
 
     get_query(slug)
+    environment.require_free_space()  # the stores are memory-mapped: on a full disk they would die of SIGBUS
     try:
         answer, _ = ask_question(slug, question, include_retracted=include_retracted, use_cache=not fresh)
     except TablesMissing as exc:

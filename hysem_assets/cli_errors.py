@@ -13,11 +13,19 @@ import re
 import traceback
 from collections.abc import Iterator
 
-from hysem_assets.environment import hysem_home
+from hysem_assets.environment import MIN_FREE_MB, free_megabytes, hysem_home
 from hysem_assets.redaction import redact
 
 #: Errors whose own message is already the one line a user needs.
-_PLAIN = ("QueryError", "ProfileError", "ConfigFileError", "ProtocolError", "SchemaError", "BibliographyError")
+_PLAIN = (
+    "QueryError",
+    "ProfileError",
+    "ConfigFileError",
+    "ProtocolError",
+    "SchemaError",
+    "BibliographyError",
+    "DiskFullError",
+)
 _READ_ONLY = ("readonly database", "read-only file system", "unable to open database file", "permission denied")
 _FULL = ("database or disk is full", "no space left on device")
 
@@ -43,7 +51,7 @@ def _describe(error: BaseException) -> str:
     for cause in chain:
         text = str(cause).lower()
         if type(cause).__name__ == "OperationalError" or "sqlite" in type(cause).__module__:
-            if any(marker in text for marker in _FULL):
+            if any(marker in text for marker in _FULL) or ("disk i/o error" in text and _disk_full()):
                 return f"No space left for hysem's state in {hysem_home()} ({_first_line(cause)}). {_MOVE_HOME}"
             if any(marker in text for marker in _READ_ONLY):
                 return f"hysem cannot write its state in {hysem_home()} ({_first_line(cause)}). {_WRITABLE_HOME}"
@@ -53,6 +61,13 @@ def _describe(error: BaseException) -> str:
 
 
 _MOVE_HOME = "Free some space, or point HYSEM_HOME at a folder on another disk."
+
+
+def _disk_full() -> bool:
+    """SQLite reports a full disk met while it journals as a plain I/O error: the free space tells."""
+    return free_megabytes(hysem_home()) < MIN_FREE_MB
+
+
 _WRITABLE_HOME = "Make it writable, or point HYSEM_HOME at a writable folder."
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 #: Config, profiles and Kubernetes step tags shipped with the package.
@@ -41,6 +42,33 @@ def hysem_home() -> Path:
 
 #: Folders of ``HYSEM_HOME`` that hold deliverables for people (the flow, evidence tables, exports), not state.
 DELIVERABLE_FOLDERS = ("review", "exports")
+
+
+#: Below this many free megabytes on the disk holding ``HYSEM_HOME``, commands stop before opening its
+#: stores: on a full disk SQLite cannot journal a read, and a memory-mapped store dies of SIGBUS.
+MIN_FREE_MB = 64
+
+
+class DiskFullError(OSError):
+    """Too little free space on the disk of ``HYSEM_HOME`` to open hysem's state; the message says what to do."""
+
+
+def free_megabytes(path: Path) -> float:
+    """Free space on the disk holding ``path`` (or its nearest existing folder), in megabytes."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free / 2**20
+
+
+def require_free_space() -> None:
+    """Stop with :class:`DiskFullError` when the disk of ``HYSEM_HOME`` has under :data:`MIN_FREE_MB` free."""
+    home = hysem_home()
+    free = free_megabytes(home)
+    if free < MIN_FREE_MB:
+        raise DiskFullError(
+            f"disk full: {free:.0f} MB free on the disk of {home}, and hysem needs {MIN_FREE_MB} MB to open its "
+            "state. Free some space, or point HYSEM_HOME at a folder on another disk."
+        )
 
 
 def inside_state(path: Path) -> bool:

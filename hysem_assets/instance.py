@@ -7,7 +7,7 @@ import shutil
 
 from dagster import DagsterInstance
 
-from hysem_assets.environment import config_dir, dagster_home
+from hysem_assets.environment import config_dir, dagster_home, require_free_space
 
 
 def prepare_dagster_home() -> str:
@@ -23,5 +23,7 @@ def prepare_dagster_home() -> str:
 
 
 def get_instance() -> DagsterInstance:
+    """The instance, once the disk has room to open it (a full one makes SQLite fail on reads too)."""
+    require_free_space()
     prepare_dagster_home()
     return DagsterInstance.get()

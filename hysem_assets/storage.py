@@ -1,7 +1,8 @@
 """Asset storage: one Parquet file per asset and partition under ``$HYSEM_HOME/assets``.
 
 Files are written and read through :mod:`hysem_assets.asset_tables` (atomic writes; a damaged
-file named with the command that repairs it).
+file named with the command that repairs it). Each materialization records the file's
+columns (``dagster/column_schema``) beside its row count.
 """
 
 from __future__ import annotations
@@ -9,10 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from dagster import ConfigurableIOManagerFactory, InputContext, OutputContext, UPathIOManager
+from dagster import (
+    ConfigurableIOManagerFactory,
+    InputContext,
+    OutputContext,
+    TableColumn,
+    TableSchema,
+    UPathIOManager,
+)
 from upath import UPath
 
-from hysem_assets.asset_tables import read_table, write_parquet
+from hysem_assets.asset_tables import file_columns, read_table, write_parquet
 from hysem_assets.environment import asset_file, assets_dir
 
 __all__ = ["ParquetIOManager", "ParquetStorage", "asset_file", "assets_dir", "write_parquet"]
@@ -25,6 +33,9 @@ class ParquetIOManager(UPathIOManager):
 
     def dump_to_path(self, context: OutputContext, obj: pd.DataFrame, path: UPath) -> None:
         write_parquet(obj, Path(path))
+        # The columns as written, shown in the UI and checked against the file by `hysem doctor`.
+        columns = [TableColumn(name, kind) for name, kind in file_columns(Path(path))]
+        context.add_output_metadata({"dagster/column_schema": TableSchema(columns=columns)})
 
     def load_from_path(self, context: InputContext, path: UPath) -> pd.DataFrame:
         return read_table(Path(path))

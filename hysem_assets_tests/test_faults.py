@@ -7,7 +7,9 @@ source) and shared by the three kill cases; each case kills a run of one asset i
 it, so the whole module costs a few minutes. The same home then has files and stores damaged (a truncated
 Parquet table, a CSV written over one, a truncated Qdrant Edge segment, the graph gone): each is named by
 ``status``/``doctor``/``show``, repaired by ``doctor --fix`` back to the clean run's state, and a count
-without its graph says so instead of answering from passages.
+without its graph says so instead of answering from passages. Last, a copy of the home on a small disk
+filled to the brim: ``status``, ``doctor`` and ``ask`` say so in one line, and ``ask`` answers once
+there is room again.
 """
 
 from __future__ import annotations
@@ -264,26 +266,30 @@ def test_a_damaged_asset_file_is_named_by_status_doctor_and_show_and_doctor_fix_
     clean: tuple[Path, dict],
 ):
     home, expected = clean
-    corpus, chunks = (
+    corpus, library, chunks = (
         asset_file("deduped_corpus", SAMPLE, home / "assets"),
+        asset_file("library", SAMPLE, home / "assets"),
         asset_file("vector_index", SAMPLE, home / "assets"),
     )
     with corpus.open("r+b") as handle:
         handle.truncate(corpus.stat().st_size // 2)
+    citations = pd.read_parquet(library)  # the same rows, one column gone: readable, but not what was recorded
+    citations.drop(columns=[citations.columns[-1]]).to_parquet(library, index=False)
     chunks.write_text("chunk_id,text\nc1,a CSV written over the table\n", encoding="utf-8")
 
     status = _hysem(home, "status", "--query", SAMPLE, timeout=120)
     damaged = [line for line in status.stdout.splitlines() if " damaged " in line]
-    assert [line.split()[1] for line in damaged] == ["deduped_corpus", "vector_index"], status.stdout
+    assert [line.split()[1] for line in damaged] == ["deduped_corpus", "library", "vector_index"], status.stdout
     shown = _hysem(home, "show", "deduped_corpus", "--query", SAMPLE, timeout=120)
     assert shown.returncode == 1 and "Traceback" not in shown.stderr
     assert f"{corpus} is damaged" in shown.stderr and "hysem doctor --fix" in shown.stderr
     doctor = _hysem(home, "doctor", timeout=120)
     assert doctor.returncode == 1 and str(corpus) in doctor.stdout and str(chunks) in doctor.stdout, doctor.stdout
+    assert f"{library}: its file's columns are not those its materialization recorded (missing: " in doctor.stdout
 
     fixed = _hysem(home, "doctor", "--fix", timeout=600)
     assert fixed.returncode == 0, fixed.stdout[-3000:] + fixed.stderr[-3000:]
-    assert f"materialized deduped_corpus, vector_index of '{SAMPLE}' again: done" in fixed.stdout
+    assert f"materialized deduped_corpus, library, vector_index of '{SAMPLE}' again: done" in fixed.stdout
     assert _hysem(home, "doctor", timeout=120).stdout.rstrip().endswith("Nothing to fix.")
     assert snapshot(home) == expected
 
@@ -349,3 +355,45 @@ def test_a_count_without_the_partitions_graph_says_so_and_doctor_fix_loads_it_ag
     assert snapshot(home) == expected
     again = _hysem(home, *question, timeout=300)
     assert "articles in the graph match" in again.stdout, again.stdout  # not the refusal, which was not cached
+
+
+# --- a full disk --------------------------------------------------------------------------------------------
+
+
+def _small_disk(folder: Path, megabytes: int) -> None:
+    """A tmpfs of ``megabytes`` at ``folder``: a disk that can really fill up (mounting needs root, as CI has)."""
+    folder.mkdir(parents=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(folder)], capture_output=True, text=True
+    )
+    if mounted.returncode != 0:
+        reason = f"mounting a small filesystem needs root: {mounted.stderr.strip()}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (.ci/run runs as root)")
+        pytest.skip(reason)
+
+
+def test_a_full_disk_is_said_in_one_line_by_status_doctor_and_ask_never_by_a_signal(
+    clean: tuple[Path, dict], tmp_path: Path
+):
+    home, _ = clean
+    disk = tmp_path / "disk"
+    size = sum(f.stat().st_size for f in home.rglob("*") if f.is_file()) // 2**20 + 160
+    _small_disk(disk, size)
+    try:
+        shutil.copytree(home, disk / "home", symlinks=True)
+        shutil.copytree(home.parent / "config", disk / "config")
+        free = shutil.disk_usage(disk).free
+        subprocess.run(["fallocate", "-l", str(free - 2**20), str(disk / "filler")], check=True)
+        question = "How many studies used random forest?"
+        for args in (("status",), ("doctor",), ("ask", "--query", SAMPLE, question)):
+            result = _hysem(disk / "home", *args, timeout=300)
+            assert result.returncode == 1, (args, result.returncode, result.stderr[-2000:])  # not -7 (SIGBUS)
+            last = result.stderr.strip().splitlines()[-1]
+            assert last.startswith("Error: disk full: ") and f"MB free on the disk of {disk / 'home'}" in last
+            assert "Traceback" not in result.stderr
+        (disk / "filler").unlink()
+        answered = _hysem(disk / "home", "ask", "--query", SAMPLE, question, timeout=300)
+        assert answered.returncode == 0 and "random forest" in answered.stdout.lower(), answered.stderr[-2000:]
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)

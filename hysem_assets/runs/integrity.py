@@ -1,9 +1,9 @@
 """Whether each stored asset of a partition is what its last materialization recorded.
 
-Dagster keeps the record of a materialization (when, which run, how many rows); the
-Parquet file is kept apart and can be damaged or replaced later. ``hysem status`` shows a
-damaged file as such instead of as materialized, and ``hysem doctor`` reports it with the
-asset and partition and re-materializes it with ``--fix``.
+Dagster keeps the record of a materialization (when, which run, how many rows, which
+columns); the Parquet file is kept apart and can be damaged or replaced later. ``hysem
+status`` shows a damaged file as such instead of as materialized, and ``hysem doctor``
+reports it with the asset and partition and re-materializes it with ``--fix``.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ def stored_assets(
             continue
         recorded = materialization.metadata.get("dagster/row_count")
         rows = int(recorded.value) if recorded is not None else None
+        schema = materialization.metadata.get("dagster/column_schema")
+        columns = [column.name for column in schema.value.columns] if schema is not None else None
         found.append(
             StoredAsset(
                 name,
@@ -62,7 +64,7 @@ def stored_assets(
                 rows=rows,
                 run_id=event.run_id,
                 at=dt.datetime.fromtimestamp(event.timestamp, dt.UTC),
-                problem=file_problem(asset_file(name, partition), rows) if own else None,
+                problem=file_problem(asset_file(name, partition), rows, columns) if own else None,
             )
         )
     return found
