@@ -190,7 +190,8 @@ def exported(folder: Path, variant: str) -> Path:
         return target
     directory.mkdir(parents=True, exist_ok=True)
     with FileLock(directory / ".export.lock"):
-        for leftover in directory.glob(".*.tmp"):  # of an export that was killed; no other is running now
+        # of an export that was killed or met a full disk (the quantizer's shape-inferred copy); none runs now
+        for leftover in [*directory.glob(".*.tmp"), *directory.glob("*-inferred.onnx")]:
             leftover.unlink(missing_ok=True)
         fp32 = directory / VARIANTS["onnx"]
         if not fp32.is_file():

@@ -194,6 +194,8 @@ def run_supervised(
                 watch.tick()
             except Exception as error:  # the watch is a courtesy: a busy database must not stop the run
                 say(f"(could not check the pools: {type(error).__name__}: {error})")
+        if "error" in outcome:
+            _fail_after_error(instance, watch, outcome["error"], say)  # type: ignore[arg-type]
     except _Stop as stop:
         _abort(instance, watch, stop.signum, say)
     finally:
@@ -203,3 +205,19 @@ def run_supervised(
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["result"]  # type: ignore[return-value]
+
+
+def _fail_after_error(
+    instance: DagsterInstance, watch: _PoolWatch, error: BaseException, say: Callable[[str], None]
+) -> None:
+    """A run whose execution itself raised (its event log met a full disk, say) is marked failed now
+    rather than left in progress; when that cannot be written either, the next command reclaims it."""
+    try:
+        run_id = watch.find_run()
+        run = instance.get_run_by_id(run_id) if run_id else None
+        if run is not None and run.status in IN_PROGRESS:
+            instance.report_run_failed(run, f"The run stopped on an error: {type(error).__name__}: {error}")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            say(f"Run {run.run_id[:8]} marked failed.")
+    except Exception:  # the storage is as broken as the run: leave it to the next command's reclaim
+        say("The run could not be marked failed now; the next `hysem materialize` or `hysem doctor --fix` will.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -9,14 +10,16 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
+from dagster import DagsterInstance, DagsterRun, DagsterRunStatus, RunsFilter
 
 from hysem_assets.instance import get_instance
 from hysem_assets.runs.owner import COMMAND_TAG, ProcessOwner, process_start
 from hysem_assets.runs.reclaim import pool_claims
+from hysem_assets.runs.supervise import run_supervised
 from hysem_assets_tests.paths import PROJECT_ROOT
 from hysem_assets_tests.runs.test_reclaim import add_run
 
@@ -128,3 +131,24 @@ def test_a_waiting_run_takes_over_when_the_holder_dies(held_pool):
         run.process.kill()
     assert run.wait_for("success")
     assert instance.get_run_by_id(holder_run).status == DagsterRunStatus.FAILURE and not pool_claims(instance)
+
+
+def test_a_run_whose_execution_raises_is_marked_failed_not_left_in_progress():
+    instance = get_instance()
+    instance.event_log_storage.set_concurrency_slots("gpu", 1)
+    started: list[str] = []
+
+    def launch(tags: dict[str, str]):
+        run_id = str(uuid.uuid4())
+        instance.add_run(
+            DagsterRun(job_name="__ephemeral_asset_job__", run_id=run_id, status=DagsterRunStatus.STARTED, tags=tags)
+        )
+        assert instance.event_log_storage.claim_concurrency_slot("gpu", run_id, "parsed_docs").is_claimed
+        started.append(run_id)
+        raise OSError(errno.ENOSPC, "No space left on device")  # as when the event log meets a full disk
+
+    with pytest.raises(OSError, match="No space left"):
+        run_supervised(launch, instance, command="hysem materialize --query q", say=print)
+    run = instance.get_run_by_id(started[0])
+    assert run.status == DagsterRunStatus.FAILURE
+    assert not [claim for claim in pool_claims(instance) if claim.run_id == run.run_id]
