@@ -7,7 +7,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install ocr demo test ui validate bench tagger clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr demo test ui validate bench asreview-venv tagger clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,9 +43,18 @@ validate: install
 tagger: install  ## retrain the shipped span tagger from ../shared/realdata/pico_ebmnlp (2 cores: about 40 minutes)
 	$(VENV)/bin/hysem train tagger
 
-bench: install
+bench: install asreview-venv
 	$(PY) -m pip install --quiet -e '.[test,sample,bench]'
 	for script in benchmarks/*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+# ASReview, the screening baseline of benchmarks/screening.py, in its own environment: it pins rispy
+# differently from hysem.
+ASREVIEW_VERSION ?= 3.0.8
+asreview-venv: .venv-asreview/.installed
+.venv-asreview/.installed:
+	$(PYTHON) -m venv .venv-asreview
+	.venv-asreview/bin/pip install --quiet asreview==$(ASREVIEW_VERSION)
+	touch $@
 
 neo4j-build:  ## build the Neo4j 5 launcher used by the graph tests (Maven, Java 17)
 	bash tools/neo4j-launcher/neo4j.sh build
