@@ -23,6 +23,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,12 +56,14 @@ print(json.dumps([int(k) for k in simulation._results["record_id"].tolist()[len(
 
 
 def asreview_order(python: Path, dataset: Path, priors: list[int]) -> np.ndarray:
-    done = subprocess.run(
-        [str(python), "-c", ASREVIEW, str(dataset), ",".join(map(str, priors))],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    with tempfile.TemporaryDirectory() as scratch:  # ASReview leaves a request cache in its working folder
+        done = subprocess.run(
+            [str(python), "-c", ASREVIEW, str(dataset.resolve()), ",".join(map(str, priors))],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=scratch,
+        )
     return np.array(json.loads(done.stdout), dtype=int)
 
 

@@ -8,10 +8,14 @@ only, so re-spacing, re-joined hyphens and merged lines still match). Per page:
   and footers), is put back after the cluster holding the line before it: labels drawn
   inside a figure, for one;
 - a line whose words are all in one text cluster but not as one run was broken: the
-  reconstruction mixed it with another line (two columns read across, two lines of a
-  column merged). The cluster is replaced by the Docling lines it holds, in Docling's order
-  (joined into paragraphs only within a column); where more than a few of the page's lines
-  are broken, Docling's lines become the whole page (less what the named rules removed);
+  reconstruction mixed it with another line (two lines of a column chained into one row).
+  So were two lines of one cluster that stand side by side on one baseline without
+  following each other in Docling's order (two columns joined into one paragraph). Such a
+  cluster is replaced by the Docling lines it holds, in Docling's order (joined into
+  paragraphs only within a column); where more than a few of the page's lines are broken,
+  Docling's lines become the whole page (less what the named rules removed);
+- a figure or table placed between two lines that follow each other in Docling's order
+  goes after the paragraph they belong to;
 - where most lines come out in a different order than Docling's, the page's clusters are
   put back in Docling's order.
 """

@@ -36,8 +36,13 @@ def sideways_furniture(
     lines: Sequence[Sequence[TextCell]], upright: Sequence[Sequence[Word]], sizes: Sequence[Size]
 ) -> list[list[TextCell]]:
     """Per page, the sideways lines that are furniture: those wholly left or right of every
-    upright word (stamps and margin notes), and those repeated at the same place on other pages."""
-    sideways = [[line for line in page if is_sideways(line.rect)] for page in lines]
+    upright word (stamps and margin notes), and those repeated at the same place on other pages.
+    ``upright`` is what :func:`upright_words` kept of each page: a turned page, whose sideways
+    words it kept, has no sideways furniture."""
+    sideways = [
+        [line for line in page if is_sideways(line.rect)] if not any(w.sideways for w in words) else []
+        for page, words in zip(lines, upright)
+    ]
     boxes = [[Box.from_rect(line.rect, size.height) for line in page] for page, size in zip(sideways, sizes)]
     bodies = [" ".join(w.text for w in words) for words in upright]
     again = repeated_in_place(

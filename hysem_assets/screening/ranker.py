@@ -1,12 +1,16 @@
 """Relevance ranking for title and abstract screening, retrained on the decisions so far.
 
-Each record is seen two ways: TF-IDF of its words and word pairs (sublinear counts; terms in
-more than 95% of the records dropped), which learns one review's vocabulary from a handful
-of decisions, and the packaged MiniLM's sentence vector, which carries meaning across
-phrasings. A linear SVM is fitted on each view from the decisions, with each included record
-weighing as much as ``relevant_ratio`` excluded ones would in a balanced set; the two scores,
-standardised over all records, are summed with the sentence view weighted by
-``semantic_weight``. Records are screened highest score first.
+Each record is seen as TF-IDF of its words and word pairs (sublinear counts; terms in more
+than 95% of the records dropped), which learns one review's vocabulary from a handful of
+decisions. A linear SVM is fitted on it from the decisions, each included record weighing as
+much as ``relevant_ratio`` excluded ones would in a balanced set: the configuration of
+ASReview's default model, which was tuned on many real reviews. Records are screened
+highest score first.
+
+A second view, the packaged MiniLM's sentence vector, can join with ``semantic_weight``:
+its SVM's standardised score is added to the TF-IDF one's. Measured on three real reviews
+(README, "Screening"), a weight of 0.25 finds more included records in the first 10%
+screened but saves less work at 95% recall, so it is off by default.
 """
 
 from __future__ import annotations
@@ -28,31 +32,32 @@ class RankerSettings:
     c: float = 0.11
     #: How many excluded records one included record weighs as, once weights are balanced.
     relevant_ratio: float = 9.8
-    #: Weight of the sentence-vector view beside the TF-IDF view (0: TF-IDF alone).
-    semantic_weight: float = 0.5
+    #: Weight of the sentence-vector view beside the TF-IDF view (0: TF-IDF alone, not encoded).
+    semantic_weight: float = 0.0
 
 
 @dataclass(frozen=True)
 class Records:
-    """The records' two views, computed once per screening."""
+    """The records' views, computed once per screening (``vectors`` only when the sentence view is on)."""
 
     words: sparse.csr_matrix
-    vectors: np.ndarray
+    vectors: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.words.shape[0]
 
 
-def record_text(title: str | None, abstract: str | None) -> str:
-    """What the ranker reads of a record: its title, then its abstract."""
-    return f"{title or ''}. {abstract or ''}".strip(". ")
+def record_text(title: object, abstract: object) -> str:
+    """What the ranker reads of a record: its title, then its abstract (either may be missing: None or NaN)."""
+    return " ".join(str(part).strip() for part in (title, abstract) if isinstance(part, str) and part.strip())
 
 
-def featurize(texts: Sequence[str], encoder: Encoder) -> Records:
-    """Both views of ``texts`` (title and abstract of each record, see :func:`record_text`)."""
+def featurize(texts: Sequence[str], encoder: Encoder | None = None) -> Records:
+    """The views of ``texts`` (title and abstract of each record, see :func:`record_text`); sentence
+    vectors only with an ``encoder``."""
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_df=0.95 if len(texts) > 1 else 1.0)
     words = vectorizer.fit_transform([text or " " for text in texts]).tocsr()
-    return Records(words=words, vectors=encoder.encode(list(texts)))
+    return Records(words=words, vectors=encoder.encode(list(texts)) if encoder is not None else None)
 
 
 def sample_weights(labels: np.ndarray, relevant_ratio: float) -> np.ndarray:
@@ -70,7 +75,7 @@ def relevance(records: Records, labelled: np.ndarray, labels: np.ndarray, settin
         raise ValueError("relevance needs at least one included and one excluded record")
     weights = sample_weights(labels, settings.relevant_ratio)
     score = _standardised(_svm(records.words, labelled, labels, weights, settings.c))
-    if settings.semantic_weight:
+    if settings.semantic_weight and records.vectors is not None:
         score += settings.semantic_weight * _standardised(_svm(records.vectors, labelled, labels, weights, settings.c))
     return score
 

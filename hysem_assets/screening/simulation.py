@@ -126,6 +126,7 @@ def simulate_review(frame: pd.DataFrame, priors: list[int], settings=None) -> Si
         screening_encoder,
     )
 
+    settings = settings or RankerSettings()
     texts = [record_text(title, abstract) for title, abstract in zip(frame["title"], frame["abstract"])]
-    records = featurize(texts, screening_encoder())
-    return simulate(frame["label_included"].to_numpy(), priors, active_ranker(records, settings or RankerSettings()))
+    records = featurize(texts, screening_encoder() if settings.semantic_weight else None)
+    return simulate(frame["label_included"].to_numpy(), priors, active_ranker(records, settings))

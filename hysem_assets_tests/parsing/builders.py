@@ -30,6 +30,14 @@ def cell(text: str, l: float, t: float, r: float, b: float) -> TextCell:  # noqa
     return TextCell(rect=BoundingRectangle.from_bounding_box(bbox), text=text, orig=text, from_ocr=False)
 
 
+def sideways_cell(text: str, l: float, t: float, r: float, b: float) -> TextCell:  # noqa: E741
+    """A text cell set a quarter turn up the page (its baseline runs from bottom to top)."""
+    rect = BoundingRectangle(
+        r_x0=r, r_y0=b, r_x1=r, r_y1=t, r_x2=l, r_y2=t, r_x3=l, r_y3=b, coord_origin=CoordOrigin.TOPLEFT
+    )
+    return TextCell(rect=rect, text=text, orig=text, from_ocr=False)
+
+
 def cluster(
     label: DocItemLabel,
     l: float,

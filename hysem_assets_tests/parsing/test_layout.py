@@ -5,10 +5,12 @@ from docling_core.types.doc import DocItemLabel, Size
 from hysem_assets.parsing.blocks import Block, BodyStyle, heading, label_blocks, region_blocks
 from hysem_assets.parsing.columns import reading_regions
 from hysem_assets.parsing.furniture import running_furniture
-from hysem_assets.parsing.geometry import Box
+from hysem_assets.parsing.geometry import Box, is_sideways
 from hysem_assets.parsing.lines import Segment, split_segments
+from hysem_assets.parsing.margins import sideways_furniture, upright_words
 from hysem_assets.parsing.tables import table_data
-from hysem_assets_tests.parsing.builders import PAGE, segment, words
+from hysem_assets.parsing.words import Word
+from hysem_assets_tests.parsing.builders import PAGE, segment, sideways_cell, words
 
 STYLE = BodyStyle(font="Body", height=10.0)
 PROSE = "words of running text fill this line"
@@ -134,3 +136,12 @@ def test_the_largest_text_at_the_top_of_page_one_is_the_title():
     blocks = [block("A Study Of Things", height=18.0), block(PROSE)]
     label_blocks(blocks, STYLE, first_page=True, page_height=800)
     assert [b.label for b in blocks] == [DocItemLabel.TITLE, DocItemLabel.TEXT]
+
+
+def test_sideways_lines_beside_the_text_are_furniture_unless_the_page_is_turned():
+    stamp = sideways_cell("Downloaded from example.org", 560, 200, 572, 500)
+    assert is_sideways(stamp.rect)
+    body = words("upright words of the body", 100, 300)
+    turned = [Word(w.text, w.box, sideways=True) for w in words("a landscape table set sideways on the page", 100, 300)]
+    found = sideways_furniture([[stamp], [stamp]], [body, upright_words(turned + body[:1])], [PAGE] * 2)
+    assert found == [[stamp], []]
