@@ -72,11 +72,8 @@ def _report(result: ConversionResult) -> dict[str, object]:
         if page.parsed_page is not None and (score := page_confidence(page.parsed_page.textline_cells)) is not None
     }
     reconstruction: Reconstruction | None = getattr(result, "_hysem_reconstruction", None)
-    row: dict[str, object] = {
-        "status": "ocr" if confidence else "native",
-        "ocr_pages": len(confidence),
-        "ocr_confidence_json": json.dumps(confidence),
-        "unreadable_pages": sum(score < MIN_CONFIDENCE for score in confidence.values()),
+    row = {
+        **_ocr_fields(confidence),
         "furniture_json": json.dumps(_furniture(result, reconstruction), ensure_ascii=False),
     }
     if reconstruction is not None:
@@ -88,6 +85,16 @@ def _report(result: ConversionResult) -> dict[str, object]:
             docling_pages=reconstruction.docling_pages,
         )
     return row
+
+
+def _ocr_fields(confidence: dict[str, float]) -> dict[str, object]:
+    """Status and OCR columns from each OCR page's confidence (page number as text -> confidence)."""
+    return {
+        "status": "ocr" if confidence else "native",
+        "ocr_pages": len(confidence),
+        "ocr_confidence_json": json.dumps(confidence),
+        "unreadable_pages": sum(score < MIN_CONFIDENCE for score in confidence.values()),
+    }
 
 
 def _furniture(result: ConversionResult, reconstruction: Reconstruction | None) -> list[dict[str, object]]:
@@ -146,15 +153,8 @@ def _joined_report(parts: list[_Part]) -> dict[str, object]:
     for part in parts:
         dropped.update(json.loads(str(part.report.get("dropped_json", "{}"))))
         confidence.update(json.loads(str(part.report["ocr_confidence_json"])))
-    row: dict[str, object] = {
-        "status": "ocr" if confidence else "native",
-        "ocr_pages": len(confidence),
-        "ocr_confidence_json": json.dumps(confidence),
-        "unreadable_pages": sum(score < MIN_CONFIDENCE for score in confidence.values()),
-        "furniture_json": json.dumps(
-            [item for part in parts for item in json.loads(str(part.report["furniture_json"]))], ensure_ascii=False
-        ),
-    }
+    furniture = [item for part in parts for item in json.loads(str(part.report["furniture_json"]))]
+    row = {**_ocr_fields(confidence), "furniture_json": json.dumps(furniture, ensure_ascii=False)}
     if any("dropped_json" in p.report for p in parts):
         row.update(
             dropped_lines=sum(dropped.values()),
