@@ -61,14 +61,12 @@ def _describe(error: BaseException) -> str:
 
 
 _MOVE_HOME = "Free some space, or point HYSEM_HOME at a folder on another disk."
+_WRITABLE_HOME = "Make it writable, or point HYSEM_HOME at a writable folder."
 
 
 def _disk_full() -> bool:
     """SQLite reports a full disk met while it journals as a plain I/O error: the free space tells."""
     return free_megabytes(hysem_home()) < MIN_FREE_MB
-
-
-_WRITABLE_HOME = "Make it writable, or point HYSEM_HOME at a writable folder."
 
 
 def _os_error(error: OSError) -> str:
