@@ -559,8 +559,10 @@ def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | 
         raise click.ClickException(f"{pdf}: {document.error}")
     if output:
         output.write_text(document.markdown, encoding="utf-8")
+        unreadable = f", {document.unreadable_pages} unreadable" if document.unreadable_pages else ""
         click.echo(
-            f"{pdf}: {document.pages} pages ({document.status}, {document.ocr_pages} by OCR), "
+            f"{pdf}: {document.pages} pages ({document.status}, {document.ocr_pages} by OCR{unreadable}), "
+            f"{len(json.loads(document.furniture_json))} lines of page furniture left out, "
             f"{document.token_count:,} tokens ({document.parser}) -> {output}",
             err=True,
         )
