@@ -1,12 +1,13 @@
 """The native reconstruction: a parsed PDF's text cells into a structured document.
 
-Per page: line numbers out, sideways stamps and notes in the side margins out, words into
-segments, running headers and footers out (decided across all pages), the page cut into regions in reading order, each region into blocks,
-blocks named, then the same cluster corrections the standard pipeline gets (multi-line
-equations joined, page-sized sparse tables read as text), every line of Docling's own output
-checked to be there and unbroken (``coverage``), and finally one ``DoclingDocument``. What
-the named rules removed (the page furniture) is listed in a ``Reconstruction`` report beside
-the document.
+Per page: line numbers out, sideways words out of the layout (those in the side margins or
+repeated in place are furniture), words into segments, running headers and footers out
+(decided across all pages), the page cut into regions in reading order, each region into
+blocks, blocks named, then the same cluster corrections the standard pipeline gets
+(multi-line equations joined, page-sized sparse tables read as text), every line of
+Docling's own output checked to be there and unbroken (``coverage``), and finally one
+``DoclingDocument``. What the named rules removed (the page furniture) is listed in a
+``Reconstruction`` report beside the document.
 """
 
 from __future__ import annotations
