@@ -43,9 +43,6 @@ class Records:
     words: sparse.csr_matrix
     vectors: np.ndarray | None = None
 
-    def __len__(self) -> int:
-        return self.words.shape[0]
-
 
 def record_text(title: object, abstract: object) -> str:
     """What the ranker reads of a record: its title, then its abstract (either may be missing: None or NaN)."""

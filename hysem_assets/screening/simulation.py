@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from hysem_assets.screening.ranker import RankerSettings, active_ranker, featurize, record_text, screening_encoder
+
 #: The columns of a labelled review in ASReview's layout.
 COLUMNS = ("record_id", "title", "abstract", "label_included")
 RECALL = 0.95
@@ -32,7 +34,7 @@ class DatasetError(ValueError):
 
 
 def read_dataset(path) -> pd.DataFrame:
-    """A labelled review in ASReview's layout, checked: ids unique, labels 0 or 1, both present."""
+    """A labelled review in ASReview's layout, checked: the columns there, ids unique, labels 0 or 1."""
     try:
         frame = pd.read_csv(path)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
@@ -51,8 +53,7 @@ def read_dataset(path) -> pd.DataFrame:
             f"{path}: record {str(frame.at[first, 'record_id'])!r} has label_included "
             f"{frame.at[first, 'label_included']!r}; labels must be 0 (excluded) or 1 (included)"
         )
-    frame = frame.assign(label_included=labels.astype(int))
-    return frame
+    return frame.assign(label_included=labels.astype(int))
 
 
 def draw_priors(labels: np.ndarray, included: int, excluded: int, seed: int) -> list[int]:
@@ -116,16 +117,8 @@ def simulate(labels: np.ndarray, priors: list[int], rank: Ranker) -> Simulation:
     return Simulation(labels=labels, priors=list(priors), order=np.array(order, dtype=int))
 
 
-def simulate_review(frame: pd.DataFrame, priors: list[int], settings=None) -> Simulation:
+def simulate_review(frame: pd.DataFrame, priors: list[int], settings: RankerSettings | None = None) -> Simulation:
     """A labelled review (see :func:`read_dataset`) screened by hysem's ranker from ``priors``."""
-    from hysem_assets.screening.ranker import (
-        RankerSettings,
-        active_ranker,
-        featurize,
-        record_text,
-        screening_encoder,
-    )
-
     settings = settings or RankerSettings()
     texts = [record_text(title, abstract) for title, abstract in zip(frame["title"], frame["abstract"])]
     records = featurize(texts, screening_encoder() if settings.semantic_weight else None)
