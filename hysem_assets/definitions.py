@@ -19,6 +19,7 @@ from hysem_assets.protocols import load_protocols
 from hysem_assets.qa.assets import preference_dataset, qa_answers
 from hysem_assets.resources import build_resources
 from hysem_assets.review.assets import evidence_table, prisma_flow
+from hysem_assets.screening.assets import screening
 from hysem_assets.sensors import added_query_sensor, queries_sensor
 from hysem_assets.terms.assets import canonical_terms
 from hysem_assets.topics.assets import topics
@@ -42,6 +43,7 @@ defs = Definitions(
     assets=[
         *raw_metadata_assets,
         deduped_corpus,
+        screening,
         pdfs,
         library,
         parsed_docs,

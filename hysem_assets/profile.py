@@ -111,6 +111,21 @@ class ParsingSettings(_Section):
     )
 
 
+class ScreeningSettings(_Section):
+    """``assets.screening``: what goes on to full text while screening is not finished, and when it is."""
+
+    undecided_top_share: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Until the stopping rule is met, undecided works ranked within this top share of all works go "
+        "on to pdfs, parsing and extraction beside the included ones (1: all of them; 0: included works only).",
+    )
+    target_recall: float = Field(
+        0.95, gt=0, lt=1, description="Recall the stopping rule must guarantee (with 95% confidence) to stop."
+    )
+
+
 class ExtractionSettings(_Section):
     """``assets.extracted_fields``: the extraction model and how text is fed to it."""
 
@@ -223,6 +238,7 @@ class AssetSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    screening: ScreeningSettings = Field(default_factory=ScreeningSettings, description="Title and abstract screening.")
     parsed_docs: ParsingSettings = Field(default_factory=ParsingSettings, description="PDF parsing.")
     extracted_fields: ExtractionSettings = Field(default_factory=ExtractionSettings, description="Field extraction.")
     topics: TopicsSettings = Field(default_factory=TopicsSettings, description="Topic modelling.")

@@ -216,6 +216,23 @@ class ProtocolField(BaseModel):
         return "STRING"
 
 
+class Eligibility(BaseModel):
+    """Who decides what belongs in the review: criteria in plain words, and the reasons a reviewer
+    gives when excluding a record (PRISMA's "records excluded, with reasons")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    inclusion: list[str] = Field(min_length=1)
+    exclusion: list[str] = Field(default_factory=list)
+    #: The reasons offered on the screening page; none given: the exclusion criteria, then "other".
+    reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def exclusion_reasons(self) -> list[str]:
+        reasons = self.reasons or [*self.exclusion, "other"]
+        return list(dict.fromkeys(reason.strip() for reason in reasons if reason.strip()))
+
+
 class Protocol(BaseModel):
     """A review protocol: named fields in file order, broader terms a question may use, saved reports."""
 
@@ -229,6 +246,8 @@ class Protocol(BaseModel):
     broader_terms: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     #: Saved Cypher reports of this protocol, ``config/reports/<name>.cypher``.
     reports: list[str] = Field(default_factory=list)
+    #: Inclusion and exclusion criteria for title and abstract screening.
+    eligibility: Eligibility | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Protocol:
@@ -280,8 +299,10 @@ class Protocol(BaseModel):
 
     @cached_property
     def fingerprint(self) -> str:
-        """Its name and a hash of its definition: rows extracted under another one are stale."""
-        digest = hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode())
+        """Its name and a hash of what extraction reads: rows extracted under another one are stale
+        (eligibility criteria steer screening, not extraction, and are left out)."""
+        definition = self.model_dump(mode="json", exclude={"eligibility"})
+        digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode())
         return f"{self.name}@{digest.hexdigest()[:12]}"
 
     def check_extracted(self, extracted: pd.DataFrame, partition: str) -> None:

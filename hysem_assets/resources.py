@@ -58,6 +58,7 @@ SourceSettings = as_config(sections.SourceSettings)
 HttpSettings = as_config(sections.HttpSettings)
 PdfSettings = as_config(sections.PdfSettings)
 ParsingSettings = as_config(sections.ParsingSettings)
+ScreeningSettings = as_config(sections.ScreeningSettings)
 ExtractionSettings = as_config(sections.ExtractionSettings)
 TopicsSettings = as_config(sections.TopicsSettings)
 TermsSettings = as_config(sections.TermsSettings)
@@ -169,6 +170,12 @@ class PdfParser(ConfigurableResource):
         return WorkerLimits(memory_mb=self.settings.max_memory_mb, seconds=self.settings.max_seconds)
 
 
+class Screener(ConfigurableResource):
+    """What goes on to full text before screening is finished, and the recall that finishes it (``screening``)."""
+
+    settings: ScreeningSettings = Field(default_factory=ScreeningSettings, description="Threshold, target recall.")
+
+
 class FieldExtractor(ConfigurableResource):
     """The extraction model of ``extracted_fields`` and how text is fed to it."""
 
@@ -230,6 +237,7 @@ def build_resources(profile: Profile | None = None) -> dict[str, Any]:
             allow_partial_results=profile.allow_partial_results,
         ),
         "pdf_fetcher": PdfFetcher(settings=profile.pdfs),
+        "screener": Screener(settings=sections.screening),
         "pdf_parser": PdfParser(settings=sections.parsed_docs),
         "field_extractor": FieldExtractor(settings=sections.extracted_fields),
         "topic_modeller": TopicModeller(settings=sections.topics),

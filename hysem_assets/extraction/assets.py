@@ -19,6 +19,7 @@ from hysem_assets.placement import gpu_step_tags
 from hysem_assets.progress import Progress
 from hysem_assets.protocols import Protocol, protocol_for_query
 from hysem_assets.resources import FieldExtractor
+from hysem_assets.screening.outcome import screened_in
 from hysem_assets.work_cache import WorkCache, work_id
 
 #: Types of the columns beside the fields, which a table of no works cannot infer.
@@ -51,11 +52,11 @@ def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
 @asset(
     group_name="enrichment",
     partitions_def=queries_partitions,
-    ins={"deduped_corpus": AssetIn(), "parsed_docs": AssetIn()},
+    ins={"deduped_corpus": AssetIn(), "screening": AssetIn(), "parsed_docs": AssetIn()},
     pool="gpu",
     op_tags=gpu_step_tags("extracted_fields"),
     description=(
-        "The fields of the query's review protocol (config/protocols) per work, each value with its evidence "
+        "The fields of the query's review protocol (config/protocols) per work that screening lets through, each value with its evidence "
         "sentence, extracted chunk by chunk with the record merged so far in context and validated with pydantic; "
         "full text where parsed, else title and abstract. A work read before from the same text with the same "
         "protocol and model settings is read from the work cache."
@@ -66,13 +67,15 @@ def extracted_fields(
     context: AssetExecutionContext,
     field_extractor: FieldExtractor,
     deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
     parsed_docs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = field_extractor.settings
+    works = screened_in(deduped_corpus, screening)
     protocol = protocol_for_query(context.partition_key)
     fields = protocol.extraction_fields()
     backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields", protocol=protocol)
-    documents = documents_to_extract(deduped_corpus, parsed_docs)
+    documents = documents_to_extract(works, parsed_docs)
     progress = Progress(context.log, "extracted_fields", unit="documents")
     started = time.monotonic()
 
@@ -87,7 +90,7 @@ def extracted_fields(
         run = reuse_or_extract(
             WorkCache("extracted_fields"),
             context.partition_key,
-            [work_id(doi, cluster_id) for doi, cluster_id in zip(deduped_corpus["doi"], deduped_corpus["cluster_id"])],
+            [work_id(doi, cluster_id) for doi, cluster_id in zip(works["doi"], works["cluster_id"])],
             documents,
             reader_of(protocol.fingerprint, backend.model, settings),
             extract,

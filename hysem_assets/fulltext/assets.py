@@ -18,7 +18,7 @@ from dagster import (
 )
 from pydantic import Field
 
-from hysem_assets.empty import empty_note, nothing_to_check
+from hysem_assets.empty import NO_RECORDS, empty_note, nothing_to_check
 from hysem_assets.environment import MISSING_CONTACT, api_key, config_dir, hysem_home
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
@@ -33,6 +33,7 @@ from hysem_assets.partitions import queries_partitions
 from hysem_assets.progress import Progress
 from hysem_assets.queries import get_query
 from hysem_assets.resources import PdfFetcher, ScholarlyApis
+from hysem_assets.screening.outcome import screened_in
 from hysem_assets.work_cache import WorkCache, WorkChanges, content_key, work_id
 
 
@@ -58,7 +59,7 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
 @asset(
     group_name="fulltext",
     partitions_def=queries_partitions,
-    ins={"deduped_corpus": AssetIn()},
+    ins={"deduped_corpus": AssetIn(), "screening": AssetIn()},
     check_specs=[
         AssetCheckSpec(
             "every_pdf_is_valid",
@@ -68,7 +69,7 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
         )
     ],
     description=(
-        "One row per work: its open-access PDF from Unpaywall's locations (best first), streamed with a size "
+        "One row per work that screening lets through (see `screening`'s `proceeds`): its open-access PDF from Unpaywall's locations (best first), streamed with a size "
         "cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the status "
         "and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf). "
         "A PDF saved by an earlier run is reused while its file is unchanged."
@@ -76,13 +77,18 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
     kinds={"python", "parquet", "pdf"},
 )
 def pdfs(
-    context: AssetExecutionContext, scholarly_apis: ScholarlyApis, pdf_fetcher: PdfFetcher, deduped_corpus: pd.DataFrame
+    context: AssetExecutionContext,
+    scholarly_apis: ScholarlyApis,
+    pdf_fetcher: PdfFetcher,
+    deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
 ):
     spec = get_query(context.partition_key)
+    records = screened_in(deduped_corpus, screening)[["cluster_id", "doi"]]
+    context.log.info(f"{len(records):,} of {len(deduped_corpus):,} works go on from screening")
     endpoint = scholarly_apis.endpoint("unpaywall", spec)
-    if not endpoint.mailto and deduped_corpus["doi"].notna().any():  # without DOIs nothing is asked of Unpaywall
+    if not endpoint.mailto and records["doi"].notna().any():  # without DOIs nothing is asked of Unpaywall
         raise Failure(description=MISSING_CONTACT)
-    records = deduped_corpus[["cluster_id", "doi"]]
     progress = Progress(context.log, "pdfs", unit="works")
     started = time.monotonic()
     try:
@@ -100,7 +106,7 @@ def pdfs(
     problems = table[~table["status"].isin(["saved", "no_oa_location"])]
     metadata = {
         "dagster/row_count": len(table),
-        **empty_note(len(table)),
+        **empty_note(len(table), NO_RECORDS if deduped_corpus.empty else "screening lets no work through"),
         "saved": int(counts.get("saved", 0)),
         "saved_megabytes": round(float(table["bytes"].fillna(0).sum()) / 2**20, 2),
         "seconds": round(time.monotonic() - started, 2),

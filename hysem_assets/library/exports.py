@@ -13,7 +13,7 @@ import re
 import string
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -138,9 +138,16 @@ def bibtex(corpus: pd.DataFrame) -> str:
     return "\n".join(_bibtex_entry(work, keys[work.id]) for work in all_works)
 
 
-def ris(corpus: pd.DataFrame) -> str:
-    """The corpus as RIS; every value sits on one line, as RIS readers require."""
-    return rispy.dumps([_ris_record(work) for work in _works(corpus)], implementation=_RisWriter)
+def ris(corpus: pd.DataFrame, notes: Mapping[str, list[str]] | None = None) -> str:
+    """The corpus as RIS; every value sits on one line, as RIS readers require. ``notes``: cluster
+    id -> notes (``N1``) of its record, such as a screening decision."""
+    records = []
+    for work in _works(corpus):
+        record = _ris_record(work)
+        if notes and notes.get(work.id):
+            record["notes"] = [_one_line(note) for note in notes[work.id]]
+        records.append(record)
+    return rispy.dumps(records, implementation=_RisWriter)
 
 
 def write_exports(corpus: pd.DataFrame, directory: Path, stem: str) -> dict[str, Path]:

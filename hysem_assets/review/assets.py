@@ -42,6 +42,7 @@ def review_dir(slug: str) -> Path:
     ins={
         **{source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
         "deduped_corpus": AssetIn(),
+        "screening": AssetIn(),
         "pdfs": AssetIn(),
         "parsed_docs": AssetIn(),
     },
@@ -50,13 +51,14 @@ def review_dir(slug: str) -> Path:
             RECONCILE_CHECK,
             asset="prisma_flow",
             blocking=True,
-            description="The flow adds up: identified - duplicates = screened, screened - excluded = sought, "
+            description="The flow adds up: identified - duplicates - marked ineligible by automation = screened, screened - excluded = sought, "
             "sought - not retrieved = assessed, assessed - not readable = included, and reasons sum to their box.",
         )
     ],
     description=(
-        "PRISMA 2020 flow of the query: records identified per source, duplicates removed, records screened and "
-        "excluded (retracted), reports sought, not retrieved (by PDF status) and not readable (by parse error), "
+        "PRISMA 2020 flow of the query: records identified per source, duplicates removed, records marked "
+        "ineligible by the screening ranking, records screened (by a reviewer or let through by rank) and excluded "
+        "(with the reviewer's reasons, or retracted), reports sought, not retrieved (by PDF status) and not readable (by parse error), "
         "studies included; each box counted from its own table, with the diagram as SVG and PNG."
     ),
     kinds={"python", "parquet", "matplotlib"},
@@ -67,11 +69,12 @@ def prisma_flow(
     openalex: pd.DataFrame,
     scopus: pd.DataFrame,
     deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
     pdfs: pd.DataFrame,
     parsed_docs: pd.DataFrame,
 ):
     raw = {"pubmed": pubmed, "openalex": openalex, "scopus": scopus}
-    flow = prisma_counts(FlowInputs(raw, deduped_corpus, pdfs, parsed_docs))
+    flow = prisma_counts(FlowInputs(raw, deduped_corpus, screening, pdfs, parsed_docs))
     diagram = draw_flow(flow, title=f"PRISMA 2020 flow: {context.partition_key}")
     folder = review_dir(context.partition_key)
     folder.mkdir(parents=True, exist_ok=True)

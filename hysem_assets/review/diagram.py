@@ -19,13 +19,13 @@ from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 from hysem_assets.review.flow import LABELS  # noqa: E402
 
-#: (main box, side box or None, y of the row's centre) from top to bottom.
+#: (main box, the boxes of its side box, y of the row's centre) from top to bottom.
 _ROWS = (
-    ("identified", "duplicates_removed", 86.0),
-    ("screened", "excluded", 64.0),
-    ("sought", "not_retrieved", 44.0),
-    ("assessed", "not_parsed", 24.0),
-    ("included", None, 6.0),
+    ("identified", ("duplicates_removed", "automation_excluded"), 86.0),
+    ("screened", ("excluded",), 64.0),
+    ("sought", ("not_retrieved",), 44.0),
+    ("assessed", ("not_parsed",), 24.0),
+    ("included", (), 6.0),
 )
 _STAGES = (("Identification", 76.0, 96.0), ("Screening", 15.0, 74.0), ("Included", 0.0, 13.0))
 _MAIN_X, _SIDE_X, _WIDTH = 32.0, 77.0, 38.0
@@ -91,8 +91,8 @@ def draw_flow(flow: pd.DataFrame, title: str = "") -> FlowDiagram:
             half, top = _box(axes, _MAIN_X, y, _lines(flow, main), "#ffffff")
             if previous_bottom is not None:
                 _arrow(axes, (_MAIN_X, previous_bottom), (_MAIN_X, top + 0.6))
-            if side is not None:
-                _box(axes, _SIDE_X, y, _lines(flow, side), "#f6f6f6")
+            if side:
+                _box(axes, _SIDE_X, y, [line for box in side for line in _lines(flow, box)], "#f6f6f6")
                 _arrow(axes, (_MAIN_X + _WIDTH / 2 + 0.3, y), (_SIDE_X - _WIDTH / 2 - 0.6, y))
             previous_bottom = y - half - 0.3
         svg, png = io.StringIO(), io.BytesIO()

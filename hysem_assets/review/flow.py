@@ -1,7 +1,7 @@
 """PRISMA 2020 flow counts, each counted from the table that holds its records.
 
-Every box of the flow (records identified per source, duplicates removed, records
-screened and excluded, reports sought, not retrieved, assessed, not parsed, studies
+Every box of the flow (records identified per source, duplicates removed, records marked
+ineligible by the ranking, records screened and excluded with reasons, reports sought, not retrieved, assessed, not parsed, studies
 included) is counted directly from the upstream tables rather than derived by
 subtraction, so that ``reconcile`` can catch tables that are out of step with one
 another (a stale partition, a record lost between stages).
@@ -14,19 +14,22 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from hysem_assets.screening.outcome import RANKED_OUT, reviewed
+
 FLOW_COLUMNS = ("stage", "box", "label", "count")
 #: Boxes whose count is the sum of their reasons (rows named "box:reason").
-BROKEN_DOWN = ("identified", "excluded", "not_retrieved", "not_parsed")
-#: (box, minus this box, equals this box): the arithmetic of the flow.
+BROKEN_DOWN = ("identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed")
+#: (box, minus these boxes, equals this box): the arithmetic of the flow.
 STEPS = (
-    ("identified", "duplicates_removed", "screened"),
-    ("screened", "excluded", "sought"),
-    ("sought", "not_retrieved", "assessed"),
-    ("assessed", "not_parsed", "included"),
+    ("identified", ("duplicates_removed", "automation_excluded"), "screened"),
+    ("screened", ("excluded",), "sought"),
+    ("sought", ("not_retrieved",), "assessed"),
+    ("assessed", ("not_parsed",), "included"),
 )
 LABELS = {
     "identified": "Records identified from databases",
     "duplicates_removed": "Duplicate records removed",
+    "automation_excluded": "Records marked as ineligible by automation tools",
     "screened": "Records screened",
     "excluded": "Records excluded",
     "sought": "Reports sought for retrieval",
@@ -37,12 +40,14 @@ LABELS = {
 }
 #: Words for the reasons that the upstream tables record as codes.
 REASON_LABELS = {
+    "reviewer": "by a reviewer", "ranking": "undecided, let through by their rank",
+    RANKED_OUT: "ranked below the threshold, or left once the stopping rule was met",
     "pubmed": "PubMed", "openalex": "OpenAlex", "scopus": "Scopus", "retracted": "retracted",
     "no_oa_location": "no open-access copy", "http_error": "download failed", "timeout": "download timed out",
     "not_pdf": "link served no PDF", "invalid_pdf": "damaged PDF", "too_large": "PDF over the size limit",
 }  # fmt: skip
 STAGES = {
-    "identified": "identification", "duplicates_removed": "identification",
+    "identified": "identification", "duplicates_removed": "identification", "automation_excluded": "identification",
     "screened": "screening", "excluded": "screening", "sought": "screening", "not_retrieved": "screening",
     "assessed": "screening", "not_parsed": "screening", "included": "included",
 }  # fmt: skip
@@ -54,7 +59,8 @@ class FlowInputs:
 
     raw: Mapping[str, pd.DataFrame]  # source -> raw_metadata table
     corpus: pd.DataFrame  # deduped_corpus: record_ids, is_retracted
-    pdfs: pd.DataFrame  # one row per work: cluster_id, status, reason
+    screening: pd.DataFrame  # one row per work: cluster_id, decision, reason, proceeds
+    pdfs: pd.DataFrame  # one row per work screening let through: cluster_id, status, reason
     parsed: pd.DataFrame  # one row per saved PDF: cluster_id, error
 
 
@@ -89,18 +95,29 @@ def _retracted(corpus: pd.DataFrame) -> list[str]:
 
 
 def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
-    """The flow as a table: one row per box and per reason within a box ("stage",
-    "box", "label", "count"). Retracted works are excluded at screening; reports are
-    the open-access PDFs, "not retrieved" and "not readable" broken down by reason."""
+    """The flow as a table: one row per box and per reason within a box ("stage", "box", "label",
+    "count"). Undecided works screening does not let through are marked ineligible by automation;
+    records screened are those a reviewer decided and those let through by their rank; works are
+    excluded with the reviewer's reason, or as retracted; reports are the open-access PDFs,
+    "not retrieved" and "not readable" broken down by reason."""
     rows = [_row("identified", sum(len(frame) for frame in inputs.raw.values()))]
     rows += [_row("identified", len(frame), source) for source, frame in inputs.raw.items()]
     rows.append(_row("duplicates_removed", sum(len(ids) - 1 for ids in inputs.corpus["record_ids"])))
-    rows.append(_row("screened", len(inputs.corpus)))
-    excluded = _retracted(inputs.corpus)
+    screening = inputs.screening[inputs.screening["cluster_id"].isin(set(inputs.corpus["cluster_id"]))]
+    decided, through = reviewed(screening), screening["proceeds"].astype(bool)
+    ranked_out = screening[~decided & ~through]
+    rows.append(_row("automation_excluded", len(ranked_out)))
+    rows += _reason_rows("automation_excluded", pd.Series([RANKED_OUT] * len(ranked_out), dtype=object))
+    screened = screening[decided | through]
+    rows.append(_row("screened", len(screened)))
+    rows += _reason_rows("screened", decided[decided | through].map({True: "reviewer", False: "ranking"}))
+    by_reviewer = screened[screened["decision"] == "excluded"]
+    retracted = [c for c in _retracted(inputs.corpus) if c in set(screened["cluster_id"]) - set(by_reviewer["cluster_id"])]
+    excluded = [*by_reviewer["cluster_id"], *retracted]
     rows.append(_row("excluded", len(excluded)))
-    rows += _reason_rows("excluded", pd.Series(["retracted"] * len(excluded), dtype=object))
+    rows += _reason_rows("excluded", pd.Series([*by_reviewer["reason"], *["retracted"] * len(retracted)], dtype=object))
 
-    sought = inputs.pdfs[inputs.pdfs["cluster_id"].isin(set(inputs.corpus["cluster_id"]) - set(excluded))]
+    sought = inputs.pdfs[inputs.pdfs["cluster_id"].isin(set(screened["cluster_id"]) - set(excluded))]
     missing = sought[sought["status"] != "saved"]
     rows.append(_row("sought", len(sought)))
     rows.append(_row("not_retrieved", len(missing)))
@@ -131,11 +148,10 @@ def reconcile(flow: pd.DataFrame) -> list[str]:
     if missing:
         return problems + [f"boxes missing: {', '.join(missing)}"]
     for box, minus, result in STEPS:
-        if counts[box] - counts[minus] != counts[result]:
-            problems.append(
-                f"{box} ({counts[box]}) - {minus} ({counts[minus]}) = {counts[box] - counts[minus]}, "
-                f"but {result} is {counts[result]}"
-            )
+        left = counts[box] - sum(counts[name] for name in minus)
+        if left != counts[result]:
+            taken = " - ".join(f"{name} ({counts[name]})" for name in minus)
+            problems.append(f"{box} ({counts[box]}) - {taken} = {left}, but {result} is {counts[result]}")
     for box in BROKEN_DOWN:
         parts = sum(count for name, count in counts.items() if name.startswith(f"{box}:"))
         if parts != counts[box]:

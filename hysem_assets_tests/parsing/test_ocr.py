@@ -54,7 +54,7 @@ def test_a_document_of_scribbles_is_not_readable_and_says_why(tmp_path: Path):
     assert result.error.startswith(f"{NO_READABLE_TEXT}: every page was read by OCR with a confidence below")
     assert result.unreadable_pages == 1 and json.loads(result.ocr_confidence_json)["1"] < MIN_CONFIDENCE
     parsed = tables.parsed().assign(error=[None, None, result.error, None])
-    flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), parsed))
+    flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), parsed))
     assert dict(zip(flow["box"], flow["count"]))[f"not_parsed:{NO_READABLE_TEXT}"] == 1  # PRISMA's "not readable"
 
 

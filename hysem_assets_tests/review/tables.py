@@ -37,6 +37,21 @@ def corpus() -> pd.DataFrame:
     )
 
 
+def screening(decisions: dict[str, tuple[str, str | None]] | None = None, ranked_out=()) -> pd.DataFrame:
+    """Nobody has screened yet and every work goes on, unless ``decisions`` (work -> decision,
+    reason) or ``ranked_out`` (undecided works held back by their rank) say otherwise."""
+    decisions = decisions or {}
+    decision = [decisions.get(w, ("undecided", None))[0] for w in WORKS]
+    return pd.DataFrame(
+        {
+            "cluster_id": WORKS,
+            "decision": decision,
+            "reason": [decisions.get(w, (None, None))[1] for w in WORKS],
+            "proceeds": [d == "included" or (d == "undecided" and w not in ranked_out) for w, d in zip(WORKS, decision)],
+        }
+    )
+
+
 def pdfs() -> pd.DataFrame:
     status = ["saved", "saved", "no_oa_location", "http_error", "saved", "saved"]
     return pd.DataFrame({"cluster_id": WORKS, "status": status, "reason": ["x"] * len(WORKS)})

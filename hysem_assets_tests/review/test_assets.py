@@ -25,6 +25,7 @@ def store(corpus: pd.DataFrame) -> None:
     frames = {f"raw_metadata/{source}": frame for source, frame in tables.raw().items()}
     frames.update(
         deduped_corpus=corpus,
+        screening=tables.screening(),
         pdfs=tables.pdfs(),
         parsed_docs=tables.parsed(),
         library=tables.library(),

@@ -10,14 +10,15 @@ from . import tables
 
 
 def flow() -> pd.DataFrame:
-    return prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), tables.parsed()))
+    return prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed()))
 
 
 def test_every_box_counts_its_records():
     counts = dict(zip(flow()["box"], flow()["count"]))
     assert counts == {
         "identified": 9, "identified:pubmed": 4, "identified:openalex": 3, "identified:scopus": 2,
-        "duplicates_removed": 3, "screened": 6, "excluded": 1, "excluded:retracted": 1,
+        "duplicates_removed": 3, "automation_excluded": 0, "screened": 6, "screened:ranking": 6,
+        "excluded": 1, "excluded:retracted": 1,
         "sought": 5, "not_retrieved": 2, "not_retrieved:http_error": 1, "not_retrieved:no_oa_location": 1,
         "assessed": 3, "not_parsed": 1, "not_parsed:no text layer": 1, "included": 2,
     }  # fmt: skip
@@ -29,7 +30,7 @@ def test_a_tampered_table_does_not_reconcile():
     tampered = flow()
     tampered.loc[tampered["box"] == "screened", "count"] = 7
     problems = reconcile(tampered)
-    assert "identified (9) - duplicates_removed (3) = 6, but screened is 7" in problems
+    assert "identified (9) - duplicates_removed (3) - automation_excluded (0) = 6, but screened is 7" in problems
     assert any(p.startswith("screened (7) - excluded (1) = 6, but sought is 5") for p in problems)
     reasons = flow()
     reasons.loc[reasons["box"] == "not_retrieved:http_error", "count"] = 3
@@ -39,10 +40,31 @@ def test_a_tampered_table_does_not_reconcile():
 
 def test_tables_out_of_step_do_not_reconcile():
     lost = tables.corpus().iloc[1:]  # w1 (three records) lost between the raw tables and the corpus
-    stale = prisma_counts(FlowInputs(tables.raw(), lost, tables.pdfs(), tables.parsed()))
-    assert reconcile(stale)[0] == "identified (9) - duplicates_removed (1) = 8, but screened is 5"
-    unparsed = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.pdfs(), tables.parsed().iloc[1:]))
+    stale = prisma_counts(FlowInputs(tables.raw(), lost, tables.screening(), tables.pdfs(), tables.parsed()))
+    assert reconcile(stale)[0] == "identified (9) - duplicates_removed (1) - automation_excluded (0) = 8, but screened is 5"
+    unparsed = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed().iloc[1:]))
     assert dict(zip(unparsed["box"], unparsed["count"]))["not_parsed:not parsed"] == 1 and reconcile(unparsed) == []
+
+
+def test_screening_decisions_fill_the_screening_boxes():
+    """w3 excluded by a reviewer, w4 and w6 included (w6 is retracted), w5 held back by its rank:
+    only w1, w2, w4 and w6 reach pdfs."""
+    decisions = {"w3": ("excluded", "wrong outcome"), "w4": ("included", None), "w6": ("included", None)}
+    screening = tables.screening(decisions, ranked_out={"w5"})
+    pdfs = tables.pdfs()[tables.pdfs()["cluster_id"].isin(screening.loc[screening["proceeds"], "cluster_id"])]
+    flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), screening, pdfs, tables.parsed()))
+    counts = dict(zip(flow["box"], flow["count"]))
+    assert {box: count for box, count in counts.items() if box.split(":")[0] in ("automation_excluded", "screened", "excluded", "sought")} == {
+        "automation_excluded": 1, "automation_excluded:ranked out": 1,
+        "screened": 5, "screened:reviewer": 3, "screened:ranking": 2,
+        "excluded": 2, "excluded:wrong outcome": 1, "excluded:retracted": 1,
+        "sought": 3,
+    }  # fmt: skip
+    assert reconcile(flow) == []
+    labels = dict(zip(flow["box"], flow["label"]))
+    assert labels["automation_excluded"] == "Records marked as ineligible by automation tools"
+    assert labels["excluded:wrong outcome"] == "wrong outcome"
+    assert "Records marked as ineligible by automation tools (n = 1)" in draw_flow(flow).svg
 
 
 def test_the_diagram_renders_every_box_as_text():
@@ -61,7 +83,7 @@ def test_the_diagram_renders_every_box_as_text():
 def test_a_query_that_matched_nothing_has_a_flow_of_zeros_and_no_studies():
     corpus, pdfs, parsed = tables.corpus().iloc[:0], tables.pdfs().iloc[:0], tables.parsed().iloc[:0]
     raw = {source: frame.iloc[:0] for source, frame in tables.raw().items()}
-    empty = prisma_counts(FlowInputs(raw, corpus, pdfs, parsed))
+    empty = prisma_counts(FlowInputs(raw, corpus, tables.screening().iloc[:0], pdfs, parsed))
     assert reconcile(empty) == [] and (empty["count"] == 0).all()
     assert {"identified", "screened", "sought", "included"} <= set(empty["box"])
     assert empty.dtypes.to_dict() == flow().dtypes.to_dict()

@@ -1,0 +1,188 @@
+"""Screening decisions to and from the files other screening tools read and write.
+
+Two formats, as ASReview writes them:
+
+- CSV (``.csv``, ``.tsv``): one row per record with ``record_id``, the bibliographic columns and
+  a label column (``included``, ``label_included``, ``asreview_label`` or the other names ASReview
+  accepts): 1 included, 0 excluded, empty undecided. hysem adds ``exclusion_reason``.
+- RIS (``.ris``, ``.txt``): the label is a note (``N1``) reading ``ASReview_relevant``,
+  ``ASReview_irrelevant`` or ``ASReview_not_seen``; hysem adds a note ``exclusion_reason: …``.
+
+An imported row is matched to a work by its id (``record_id``, RIS ``ID``), else its DOI, else
+its exact title; an import is taken whole or not at all.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import rispy
+
+from hysem_assets.identifiers import normalize_doi
+from hysem_assets.library.exports import ris
+from hysem_assets.screening.decisions import Decision, DecisionsError
+
+#: Label columns ASReview reads, in its order of preference.
+LABEL_COLUMNS = (
+    "asreview_label", "included", "label", "final_included", "label_included",
+    "included_label", "included_final", "included_flag", "include",
+)  # fmt: skip
+RIS_LABELS = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
+REASON_NOTE = "exclusion_reason: "
+FORMATS = {".csv": "csv", ".tsv": "csv", ".ris": "ris", ".txt": "ris"}
+
+
+def file_format(path: Path) -> str:
+    try:
+        return FORMATS[path.suffix.lower()]
+    except KeyError:
+        raise DecisionsError(
+            f"{path}: unknown format {path.suffix!r}; decisions are read and written as CSV (.csv, .tsv) or RIS "
+            "(.ris, .txt)"
+        ) from None
+
+
+def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path: Path) -> int:
+    """Write every work of ``corpus`` with its decision (undecided ones unlabelled); returns the rows."""
+    label = {record: int(d.action == "included") for record, d in decisions.items()}
+    reason = {record: d.reason for record, d in decisions.items() if d.action == "excluded"}
+    ids = corpus["cluster_id"].astype(str)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if file_format(path) == "ris":
+        notes = {
+            record: [next(k for k, v in RIS_LABELS.items() if v == label.get(record))]
+            + ([REASON_NOTE + reason[record]] if record in reason else [])
+            for record in ids
+        }
+        path.write_text(ris(corpus, notes), encoding="utf-8")
+        return len(corpus)
+    table = pd.DataFrame(
+        {
+            "record_id": ids,
+            "title": corpus["title"],
+            "abstract": corpus["abstract"],
+            "authors": corpus["authors"].map(lambda names: "; ".join(names) if isinstance(names, list) else names),
+            "year": corpus["year"],
+            "doi": corpus["doi"],
+            "included": pd.array([label.get(record) for record in ids], dtype="Int64"),
+            "exclusion_reason": [reason.get(record) for record in ids],
+        }
+    )
+    table.to_csv(path, index=False, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+    return len(table)
+
+
+def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
+    """The decisions of an exported file, matched to ``corpus``'s works; unlabelled rows are skipped.
+
+    Raises :class:`DecisionsError` naming the row for a label that is not 0 or 1, a row that
+    matches no work, or two rows that decide one work differently.
+    """
+    rows = _read_ris(path) if file_format(path) == "ris" else _read_csv(path)
+    match = _Matcher(corpus)
+    source = f"import:{path.name}"
+    decided: dict[str, tuple[str, Decision]] = {}
+    unknown = []
+    for where, row in rows:
+        if row["label"] is None:
+            continue
+        record = match(row)
+        if record is None:
+            unknown.append(where)
+            continue
+        action = "included" if row["label"] == 1 else "excluded"
+        reason = (row.get("reason") or f"excluded in {path.name}") if action == "excluded" else None
+        decision = Decision(record, action, reason, source=source)
+        if record in decided and decided[record][1].action != action:
+            raise DecisionsError(
+                f"{path}: {decided[record][0]} and {where} decide work {record!r} differently "
+                f"({decided[record][1].action} and {action}); keep one of them and import again"
+            )
+        decided.setdefault(record, (where, decision))
+    if unknown:
+        raise DecisionsError(
+            f"{path}: {len(unknown)} labelled row(s) match no work of this query by id, DOI or title (first: "
+            f"{', '.join(unknown[:3])}); nothing was imported. Export from a screening of the same query, or "
+            "remove those rows"
+        )
+    return [decision for _, decision in decided.values()]
+
+
+class _Matcher:
+    def __init__(self, corpus: pd.DataFrame) -> None:
+        ids = corpus["cluster_id"].astype(str)
+        self.ids = set(ids)
+        self.dois = {doi: record for doi, record in zip(corpus["doi"], ids) if isinstance(doi, str)}
+        self.titles = {_title_key(title): record for title, record in zip(corpus["title"], ids) if _title_key(title)}
+
+    def __call__(self, row: dict) -> str | None:
+        if row.get("id") and str(row["id"]) in self.ids:
+            return str(row["id"])
+        doi = normalize_doi(row.get("doi")) if isinstance(row.get("doi"), str) else None
+        if doi and doi in self.dois:
+            return self.dois[doi]
+        return self.titles.get(_title_key(row.get("title")))
+
+
+def _title_key(title: object) -> str:
+    return " ".join(re.findall(r"\w+", title.lower())) if isinstance(title, str) else ""
+
+
+def _label(value: object, where: str, path: Path) -> int | None:
+    if value is None or (isinstance(value, float) and pd.isna(value)) or str(value).strip() in ("", "-1"):
+        return None  # ASReview writes -1 or nothing for records not yet seen
+    text = str(value).strip().lower()
+    if text in ("1", "1.0", "true", "yes", "y"):
+        return 1
+    if text in ("0", "0.0", "false", "no", "n"):
+        return 0
+    raise DecisionsError(f"{path}: {where} has label {value!r}; labels are 1 (included), 0 (excluded) or empty")
+
+
+def _read_csv(path: Path) -> list[tuple[str, dict]]:
+    try:
+        frame = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", dtype=str, keep_default_na=False)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DecisionsError(f"{path}: not a readable CSV file ({exc})") from None
+    columns = {column.lower(): column for column in frame.columns}
+    label_column = next((columns[name] for name in LABEL_COLUMNS if name in columns), None)
+    if label_column is None:
+        raise DecisionsError(f"{path}: no label column; name one {', '.join(LABEL_COLUMNS[:2])} or label_included")
+    rows = []
+    for number, row in enumerate(frame.to_dict("records"), start=2):
+        values = {key.lower(): value or None for key, value in row.items()}
+        where = f"row {number}" + (f" (record_id {values['record_id']})" if values.get("record_id") else "")
+        rows.append(
+            (
+                where,
+                {
+                    "id": values.get("record_id"),
+                    "doi": values.get("doi"),
+                    "title": values.get("title") or values.get("primary_title"),
+                    "label": _label(row[label_column], where, path),
+                    "reason": values.get("exclusion_reason"),
+                },
+            )
+        )
+    return rows
+
+
+def _read_ris(path: Path) -> list[tuple[str, dict]]:
+    try:
+        with open(path, encoding="utf-8-sig") as file:
+            entries = rispy.load(file, skip_unknown_tags=True)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DecisionsError(f"{path}: not a readable RIS file ({exc})") from None
+    rows = []
+    for number, entry in enumerate(entries, start=1):
+        notes = [str(note) for note in entry.get("notes") or []]
+        labels = [RIS_LABELS[note.strip()] for note in notes if note.strip() in RIS_LABELS]
+        reason = next((note[len(REASON_NOTE) :].strip() for note in notes if note.startswith(REASON_NOTE)), None)
+        where = f"record {number}" + (f" (ID {entry['id']})" if entry.get("id") else "")
+        title = entry.get("title") or entry.get("primary_title")
+        rows.append(
+            (where, {"id": entry.get("id"), "doi": entry.get("doi"), "title": title, "label": labels[0] if labels else None, "reason": reason})
+        )
+    return rows
