@@ -17,6 +17,7 @@ from hysem_assets.knowledge.schema import SchemaError, graph_schema
 from hysem_assets.parsing.options import OCR_ENGINES, PIPELINES, ParseOptions
 from hysem_assets.protocols import DEFAULT_PROTOCOL, ProtocolError, available_protocols, load_protocol, load_protocols
 from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
+from hysem_assets.screening.cli import screen
 
 SAMPLE_QUERY = "air-pollution-cardio-ml"
 
@@ -611,45 +612,7 @@ def ask(question: str, slug: str, as_json: bool, include_retracted: bool, fresh:
     click.echo(json.dumps(answer, indent=2, ensure_ascii=False, default=str) if as_json else answer["markdown"])
 
 
-@main.group()
-def screen() -> None:
-    """Title and abstract screening by active learning."""
-
-
-@screen.command("simulate")
-@click.argument("dataset", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--prior-included", default=1, show_default=True, type=click.IntRange(min=1), help="Included priors.")
-@click.option("--prior-excluded", default=1, show_default=True, type=click.IntRange(min=1), help="Excluded priors.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the priors' draw.")
-@click.option("--json", "as_json", is_flag=True, help="The measures and the screening order as JSON.")
-def screen_simulate(dataset: Path, prior_included: int, prior_excluded: int, seed: int, as_json: bool) -> None:
-    """Screen DATASET, a labelled review in ASReview's CSV layout (record_id, title, abstract,
-    label_included), with hysem's ranker, the recorded decisions answering; print WSS@95 and
-    the recall after 10% of the records are screened."""
-    from hysem_assets.screening.simulation import DatasetError, draw_priors, read_dataset, simulate_review
-
-    try:
-        frame = read_dataset(dataset)
-        priors = draw_priors(frame["label_included"].to_numpy(), prior_included, prior_excluded, seed)
-    except DatasetError as exc:
-        raise click.ClickException(str(exc)) from exc
-    result = simulate_review(frame, priors)
-    measures = {
-        "records": len(frame),
-        "included": int(frame["label_included"].sum()),
-        "priors": [str(frame["record_id"].iloc[k]) for k in priors],
-        "wss@95": round(result.wss(), 4),
-        "recall@10%": round(result.recall_after(), 4),
-    }
-    if as_json:
-        order = [str(frame["record_id"].iloc[k]) for k in result.order]
-        click.echo(json.dumps({**measures, "screened": order}, indent=2))
-        return
-    click.echo(
-        f"{dataset.name}: {measures['records']:,} records, {measures['included']:,} included; priors "
-        f"{', '.join(measures['priors'])}\nWSS@95 {measures['wss@95']:.3f}, recall after 10% screened "
-        f"{measures['recall@10%']:.3f}"
-    )
+main.add_command(screen)
 
 
 @main.command("export-preferences")

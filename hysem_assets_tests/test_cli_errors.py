@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,8 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from hysem_assets.cli import SAMPLE_QUERY, main
-
-HYSEM = Path(sys.executable).parent / "hysem"
+from hysem_assets_tests.paths import HYSEM
 
 
 def invoke(*args: str):

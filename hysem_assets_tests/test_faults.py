@@ -43,11 +43,10 @@ from hysem_assets.stores.chunks import point_id
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.parsing.bombs import decompression_bomb
-from hysem_assets_tests.paths import PROJECT_ROOT
+from hysem_assets_tests.paths import HYSEM, PROJECT_ROOT
 from hysem_assets_tests.processes import children, wait_for_children, wait_gone
 
 SAMPLE = "air-pollution-cardio-ml"
-HYSEM = str(Path(sys.executable).with_name("hysem"))
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and sends SIGKILL")
 
 

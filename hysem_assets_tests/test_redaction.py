@@ -37,6 +37,7 @@ from hysem_assets.redaction import (
 from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy
 from hysem_assets_tests.acquisition.helpers import SAMPLE, write_profile
 from hysem_assets_tests.local_server import ThreadedServer, serving
+from hysem_assets_tests.paths import HYSEM
 
 #: Fake keys with characters that URL and form encoding change (+, /, =).
 KEYS = {
@@ -44,7 +45,6 @@ KEYS = {
     "SCOPUS_API_KEY": "els-key+Q2b4e/6f8a0c=",
     "NCBI_API_KEY": "ncbi-key+W1c8e/7a5d3=",
 }
-HYSEM = Path(sys.executable).parent / "hysem"
 
 
 def _forms(key: str) -> set[str]:

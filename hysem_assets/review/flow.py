@@ -112,7 +112,9 @@ def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
     rows.append(_row("screened", len(screened)))
     rows += _reason_rows("screened", decided[decided | through].map({True: "reviewer", False: "ranking"}))
     by_reviewer = screened[screened["decision"] == "excluded"]
-    retracted = [c for c in _retracted(inputs.corpus) if c in set(screened["cluster_id"]) - set(by_reviewer["cluster_id"])]
+    retracted = [
+        c for c in _retracted(inputs.corpus) if c in set(screened["cluster_id"]) - set(by_reviewer["cluster_id"])
+    ]
     excluded = [*by_reviewer["cluster_id"], *retracted]
     rows.append(_row("excluded", len(excluded)))
     rows += _reason_rows("excluded", pd.Series([*by_reviewer["reason"], *["retracted"] * len(retracted)], dtype=object))

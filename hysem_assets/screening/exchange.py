@@ -183,6 +183,15 @@ def _read_ris(path: Path) -> list[tuple[str, dict]]:
         where = f"record {number}" + (f" (ID {entry['id']})" if entry.get("id") else "")
         title = entry.get("title") or entry.get("primary_title")
         rows.append(
-            (where, {"id": entry.get("id"), "doi": entry.get("doi"), "title": title, "label": labels[0] if labels else None, "reason": reason})
+            (
+                where,
+                {
+                    "id": entry.get("id"),
+                    "doi": entry.get("doi"),
+                    "title": title,
+                    "label": labels[0] if labels else None,
+                    "reason": reason,
+                },
+            )
         )
     return rows

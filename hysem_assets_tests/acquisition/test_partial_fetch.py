@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -31,9 +30,9 @@ from hysem_assets_tests.acquisition.helpers import (
     run_raw_metadata,
     write_profile,
 )
+from hysem_assets_tests.paths import HYSEM
 
 COUNTS = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]
-HYSEM = Path(sys.executable).parent / "hysem"
 
 
 def _faults(switches: dict[str, int], seen: Counter):

@@ -16,6 +16,7 @@ from hysem_assets.environment import hysem_home
 from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.resources import build_resources
+from hysem_assets.screening.assets import screening
 from hysem_assets.storage import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.library.zotero_server import ZoteroServer
@@ -25,7 +26,7 @@ def run_library(run_config: dict | None = None):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(queries_partitions.name, [SAMPLE])
         result = materialize(
-            [*raw_metadata_assets, deduped_corpus, pdfs, library],
+            [*raw_metadata_assets, deduped_corpus, screening, pdfs, library],
             instance=instance,
             resources=build_resources(),
             partition_key=SAMPLE,

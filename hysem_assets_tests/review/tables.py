@@ -47,7 +47,9 @@ def screening(decisions: dict[str, tuple[str, str | None]] | None = None, ranked
             "cluster_id": WORKS,
             "decision": decision,
             "reason": [decisions.get(w, (None, None))[1] for w in WORKS],
-            "proceeds": [d == "included" or (d == "undecided" and w not in ranked_out) for w, d in zip(WORKS, decision)],
+            "proceeds": [
+                d == "included" or (d == "undecided" and w not in ranked_out) for w, d in zip(WORKS, decision)
+            ],
         }
     )
 

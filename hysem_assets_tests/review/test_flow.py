@@ -41,8 +41,13 @@ def test_a_tampered_table_does_not_reconcile():
 def test_tables_out_of_step_do_not_reconcile():
     lost = tables.corpus().iloc[1:]  # w1 (three records) lost between the raw tables and the corpus
     stale = prisma_counts(FlowInputs(tables.raw(), lost, tables.screening(), tables.pdfs(), tables.parsed()))
-    assert reconcile(stale)[0] == "identified (9) - duplicates_removed (1) - automation_excluded (0) = 8, but screened is 5"
-    unparsed = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed().iloc[1:]))
+    assert (
+        reconcile(stale)[0]
+        == "identified (9) - duplicates_removed (1) - automation_excluded (0) = 8, but screened is 5"
+    )
+    unparsed = prisma_counts(
+        FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed().iloc[1:])
+    )
     assert dict(zip(unparsed["box"], unparsed["count"]))["not_parsed:not parsed"] == 1 and reconcile(unparsed) == []
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +11,7 @@ import pandas as pd
 import pytest
 
 from hysem_assets.screening.simulation import DatasetError, Simulation, draw_priors, read_dataset
-
-HYSEM = str(Path(sys.executable).with_name("hysem"))
+from hysem_assets_tests.paths import HYSEM
 
 
 def test_wss_and_recall_count_from_the_records_after_the_priors():

@@ -1,0 +1,167 @@
+"""The screening page: one record at a time, decided from the keyboard, served on loopback.
+
+A small aiohttp application over a :class:`Screening` and the query's :class:`DecisionLog`.
+Every decision is on disk before the page hears back, and the log is read again on each
+request, so two pages (or two servers) on one query see each other's decisions and a killed
+server loses nothing it acknowledged. The ranking is retrained whenever the log has grown.
+
+    GET  /             the page
+    GET  /api/state    progress, the stopping rule's estimate, the next record
+    POST /api/decide   {"record_id", "action": "included" | "excluded", "reason"}
+    POST /api/undo     takes back the latest decision still standing
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from importlib.resources import files
+from typing import Any
+
+import pandas as pd
+from aiohttp import web
+
+from hysem_assets.screening.decisions import Decision, DecisionLog, DecisionsError, last_decided
+from hysem_assets.screening.session import Screening, Standing
+
+log = logging.getLogger(__name__)
+ABSTRACT_CHARACTERS = 6000
+
+
+class ScreeningPage:
+    """The state behind the page: the records, the log, and the standing computed from it."""
+
+    def __init__(self, slug: str, screening: Screening, corpus: pd.DataFrame, log_file: DecisionLog, target: float):
+        self.slug, self.screening, self.log, self.target = slug, screening, log_file, target
+        self.corpus = corpus.set_index(corpus["cluster_id"].astype(str))
+        self._entries: list[Decision] = []
+        self._standing: Standing | None = None
+        self._lock = asyncio.Lock()
+
+    async def standing(self) -> tuple[list[Decision], Standing]:
+        """The log as it is on disk now and the standing it gives (recomputed only when it grew)."""
+        async with self._lock:
+            entries = await asyncio.to_thread(self.log.read)
+            if self._standing is None or len(entries) != len(self._entries):
+                self._standing = await asyncio.to_thread(self.screening.standing, entries, self.target)
+                self._entries = entries
+            return self._entries, self._standing
+
+    def record(self, position: int, standing: Standing) -> dict[str, Any]:
+        record_id = self.screening.ids[position]
+        row = self.corpus.loc[record_id]
+        rank = int((standing.ranking.order == position).nonzero()[0][0]) + 1
+        return {
+            "id": record_id,
+            "title": _text(row.get("title")) or "(no title)",
+            "abstract": _text(row.get("abstract"))[:ABSTRACT_CHARACTERS],
+            "year": None if pd.isna(row.get("year")) else int(row["year"]),
+            "journal": _text(row.get("journal")),
+            "doi": _text(row.get("doi")),
+            "authors": _authors(row.get("authors")),
+            "rank": rank,
+        }
+
+    async def state(self, message: str = "") -> dict[str, Any]:
+        entries, standing = await self.standing()
+        upcoming = self.screening.next_records(standing)
+        criteria = self.screening.criteria
+        return {
+            "query": self.slug,
+            "total": len(self.screening),
+            "decided": len(standing.decisions),
+            "included": standing.included,
+            "excluded": standing.excluded,
+            "ranked_by": standing.ranking.ranked_by,
+            "estimate": standing.estimate.as_dict(),
+            "record": self.record(upcoming[0], standing) if upcoming else None,
+            "reasons": criteria.reasons,
+            "key_terms": criteria.key_terms,
+            "note": criteria.note,
+            "can_undo": last_decided(entries) is not None,
+            "message": message,
+        }
+
+    async def decide(self, payload: dict[str, Any]) -> dict[str, Any]:
+        record_id, action, reason = payload.get("record_id"), payload.get("action"), payload.get("reason")
+        if record_id not in self.screening.position:
+            raise DecisionsError(f"record {record_id!r} is not a work of query {self.slug!r}; reload the page")
+        if action not in ("included", "excluded"):
+            raise DecisionsError(f"record {record_id!r}: decide 'included' or 'excluded', not {action!r}")
+        if action == "excluded" and reason not in self.screening.criteria.reasons:
+            raise DecisionsError(
+                f"record {record_id!r}: exclude with one of the protocol's reasons "
+                f"({', '.join(self.screening.criteria.reasons)}), not {reason!r}"
+            )
+        decision = Decision(record_id, action, reason if action == "excluded" else None)
+        await asyncio.to_thread(self.log.append, [decision])
+        return await self.state(f"{action} {record_id}")
+
+    async def undo(self) -> dict[str, Any]:
+        entries, _ = await self.standing()
+        record_id = last_decided(entries)
+        if record_id is None:
+            return await self.state("nothing to undo")
+        await asyncio.to_thread(self.log.append, [Decision(record_id, "undo")])
+        return await self.state(f"undid {record_id}")
+
+
+def _text(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _authors(value: object) -> str:
+    names = list(value) if value is not None and not isinstance(value, str) else []
+    return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+
+
+def screening_app(page: ScreeningPage) -> web.Application:
+    html = files("hysem_assets.screening").joinpath("page.html").read_text(encoding="utf-8")
+
+    async def index(_: web.Request) -> web.Response:
+        return web.Response(text=html, content_type="text/html")
+
+    async def answer(work) -> web.Response:
+        try:
+            return web.json_response(await work())
+        except DecisionsError as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+
+    async def state(_: web.Request) -> web.Response:
+        return await answer(page.state)
+
+    async def decide(request: web.Request) -> web.Response:
+        try:
+            payload = await request.json()
+        except json.JSONDecodeError:
+            return web.json_response({"error": "the request body is not JSON"}, status=400)
+        return await answer(lambda: page.decide(payload if isinstance(payload, dict) else {}))
+
+    async def undo(_: web.Request) -> web.Response:
+        return await answer(page.undo)
+
+    app = web.Application()
+    app.add_routes(
+        [
+            web.get("/", index),
+            web.get("/api/state", state),
+            web.post("/api/decide", decide),
+            web.post("/api/undo", undo),
+        ]
+    )
+    return app
+
+
+async def serve(page: ScreeningPage, host: str, port: int, ready: Callable[[str], None]) -> None:
+    """Serve the page until cancelled; ``ready`` gets its address once it listens."""
+    runner = web.AppRunner(screening_app(page))
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host, port).start()
+        bound_host, bound_port = runner.addresses[0][:2]
+        ready(f"http://{bound_host}:{bound_port}/")
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,188 @@
+"""The screening page in headless Chromium, driven from the keyboard against a real `hysem screen`
+server: decisions reach the log, undo takes one back, two pages share one log, and a server
+killed with SIGKILL loses nothing it acknowledged. Screenshots land in test-artifacts/ui/."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import playwright.sync_api as playwright_api
+import pytest
+
+from hysem_assets.environment import asset_file
+from hysem_assets.screening.decisions import DecisionLog, decisions_path
+from hysem_assets.storage import write_parquet
+from hysem_assets_tests.acquisition.helpers import SAMPLE
+from hysem_assets_tests.paths import HYSEM, PROJECT_ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "ui"
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("CI") and not CHROMIUM.exists() and not shutil.which("chromium"),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
+)
+
+ON_TOPIC = "Random forest models of fine particulate matter air pollution and incident stroke in a cohort"
+OFF_TOPIC = "Dietary fibre and bowel habits of office workers: a survey"
+
+
+def corpus() -> pd.DataFrame:
+    """Twelve works: six on the sample protocol's criteria (air pollution, cardiovascular, machine
+    learning), six beside them."""
+    titles = [f"{ON_TOPIC} {k}" for k in range(6)] + [f"{OFF_TOPIC} {k}" for k in range(6)]
+    abstracts = ["We trained machine learning models on ambient air pollution and cardiovascular outcomes."] * 6 + [
+        "A questionnaire on diet and digestion; no exposure was measured."
+    ] * 6
+    return pd.DataFrame(
+        {
+            "cluster_id": [f"w{k:02d}" for k in range(12)],
+            "title": titles,
+            "abstract": abstracts,
+            "authors": [["Doe, Jane", "Roe, Rick"]] * 12,
+            "year": [2020] * 12,
+            "journal": ["Journal of Tests"] * 12,
+            "doi": [f"10.1000/w{k:02d}" for k in range(12)],
+        }
+    )
+
+
+class Server:
+    """`hysem screen --query SAMPLE` in its own process, on a free port."""
+
+    def __init__(self, home: Path) -> None:
+        environment = {**os.environ, "HYSEM_HOME": str(home)}
+        command = [HYSEM, "screen", "--query", SAMPLE, "--port", "0", "--no-open"]
+        self.process = subprocess.Popen(command, env=environment, stderr=subprocess.PIPE, text=True)
+        self.url = ""
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not self.url:
+            line = self.process.stderr.readline()
+            if not line and self.process.poll() is not None:
+                raise RuntimeError(f"hysem screen exited with {self.process.returncode}")
+            found = re.search(r"at (http://\S+/)", line)
+            self.url = found.group(1) if found else ""
+        assert self.url, "hysem screen did not announce its address"
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def server(isolated_home: Path) -> Iterator[Server]:
+    write_parquet(corpus(), asset_file("deduped_corpus", SAMPLE))
+    running = Server(isolated_home)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    with playwright_api.sync_playwright() as playwright:
+        executable = str(CHROMIUM if CHROMIUM.exists() else shutil.which("chromium"))
+        chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, url: str):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    page.goto(url)
+    page.locator("#title").filter(has_text=re.compile(".")).wait_for()
+    return page
+
+
+def decisions() -> dict[str, tuple[str, str | None]]:
+    return {k: (d.action, d.reason) for k, d in DecisionLog(decisions_path(SAMPLE)).current().items()}
+
+
+def test_keyboard_screening_with_reasons_undo_and_key_terms(browser, server: Server) -> None:
+    page = open_page(browser, server.url)
+    assert page.locator("#title").inner_text().startswith(ON_TOPIC)  # the criteria rank the on-topic works first
+    assert "ranked by eligibility criteria" in page.locator("#ranked").inner_text()
+    assert {m.lower() for m in page.locator("#abstract mark").all_inner_texts()} >= {"air", "pollution", "machine"}
+    first = page.locator("#title").inner_text()
+
+    page.keyboard.press("i")
+    page.locator("#counts").filter(has_text="1 of 12 decided").wait_for()
+    second = page.locator("#title").inner_text()
+    assert second != first
+    page.keyboard.press("x")
+    page.locator("#reasons.open").wait_for()
+    assert page.locator("#reason-list li").nth(1).inner_text() == "wrong outcome"
+    page.keyboard.press("2")
+    page.locator("#counts").filter(has_text="2 of 12 decided · 1 included · 1 excluded").wait_for()
+    assert "ranked by active learning" in page.locator("#ranked").inner_text()
+    assert "relevant records remain" in page.locator("#estimate").inner_text()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "screening-page.png")
+
+    page.keyboard.press("u")
+    page.locator("#counts").filter(has_text="1 of 12 decided").wait_for()
+    assert page.locator("#title").inner_text() == second  # the undone record is back on screen
+    ids = {row: pd.Series(corpus()["cluster_id"].values, index=corpus()["title"])[row] for row in (first, second)}
+    assert decisions() == {ids[first]: ("included", None)}
+    lines = decisions_path(SAMPLE).read_text(encoding="utf-8").splitlines()
+    assert [line.split('"action": ')[1].split('"')[1] for line in lines] == ["included", "excluded", "undo"]
+
+
+def test_two_pages_share_one_log_and_a_killed_server_loses_nothing(browser, server: Server, isolated_home) -> None:
+    one, two = open_page(browser, server.url), open_page(browser, server.url)
+    one.keyboard.press("i")
+    one.locator("#counts").filter(has_text="1 of 12 decided").wait_for()
+    two.keyboard.press("i")  # the second page still shows the first record: deciding it again changes nothing
+    two.locator("#counts").filter(has_text="1 of 12 decided").wait_for()
+    two.keyboard.press("i")
+    two.locator("#counts").filter(has_text="2 of 12 decided").wait_for()
+    one.reload()
+    one.locator("#counts").filter(has_text="2 of 12 decided").wait_for()
+    before = decisions()
+
+    server.kill()
+    one.keyboard.press("i")
+    one.locator("#status.error").filter(has_text="did not answer").wait_for()  # the page says so and stays usable
+    assert decisions() == before and len(before) == 2
+
+    again = Server(isolated_home)
+    try:
+        page = open_page(browser, again.url)
+        page.locator("#counts").filter(has_text="2 of 12 decided").wait_for()
+        page.keyboard.press("x")
+        page.keyboard.press("1")
+        page.locator("#counts").filter(has_text="3 of 12 decided").wait_for()
+    finally:
+        again.stop()
+    assert len(decisions()) == 3 and ("excluded", "wrong exposure") in decisions().values()
+
+
+def test_a_bad_request_is_refused_in_words(server: Server) -> None:
+    import json
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        server.url + "api/decide",
+        data=json.dumps({"record_id": "w00", "action": "excluded", "reason": "because"}).encode(),
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 400
+    assert "exclude with one of the protocol's reasons" in json.loads(refused.value.read())["error"]
+    assert decisions() == {}
