@@ -12,8 +12,10 @@ decisions were recorded) is screened twice over.
    when it says so (or when nothing is left). Reported per run and per review: the share of
    the records screened when it stopped, the true recall then (included records found of all
    included ones), the rule's bound ``recall_at_least`` then, and for reference the share
-   screened when true recall first reached 95%. Counts here are of the whole review, priors
-   included, as a reviewer sees them (``simulation.py``'s WSS leaves the priors aside).
+   screened when true recall first reached 95%. Beside it, in the same runs, a plain rule
+   common in practice: stop after 50 exclusions in a row (``STREAK``). Counts here are of the
+   whole review, priors included, as a reviewer sees them (``simulation.py``'s WSS leaves the
+   priors aside).
 2. Ranking before any decision. Each review gets one short set of inclusion criteria, written
    from the review's published title alone, as a protocol's author would, not tuned on the
    records (``CRITERIA``). All records are ranked once by ``criteria_relevance`` and, as a
@@ -48,6 +50,8 @@ DEFAULT_DATA = ROOT.parent / "shared" / "realdata" / "screening_asreview"
 TARGET_RECALL = 0.95
 CONFIDENCE = 0.95
 SCREENED_SHARE = 0.10
+#: The plain baseline rule: stop after this many exclusions in a row (a heuristic common in practice).
+STREAK = 50
 
 #: Inclusion criteria per review, in plain words from the review's published title only: the
 #: Drug Effectiveness Review Project's drug class reviews behind Cohen et al. 2006 (JAMIA), and
@@ -68,6 +72,8 @@ class Stopped:
     recall_at_stop: float  # included records found of all included records
     recall_at_least: float  # the rule's bound at that point
     screened_at_target: float  # share screened when true recall first reached the target
+    screened_at_streak: float  # the plain baseline: share screened at the first STREAK exclusions in a row
+    recall_at_streak: float  # true recall then (nan if no such streak came before the rule stopped)
 
 
 def screen_until_rule(records, labels: np.ndarray, priors: list[int]) -> Stopped:
@@ -80,8 +86,12 @@ def screen_until_rule(records, labels: np.ndarray, priors: list[int]) -> Stopped
     pool = np.ones(len(labels), dtype=bool)
     pool[screened] = False
     stop = target = None  # (screened, found, bound) when the rule is met; screened when the target is reached
+    streak, streak_stop = 0, (math.nan, math.nan)
     while True:
         found = int(labels[screened].sum())
+        streak = 0 if labels[screened[-1]] else streak + 1
+        if streak == STREAK and math.isnan(streak_stop[0]):
+            streak_stop = (len(screened) / len(labels), found / labels.sum())
         if stop is None and ((len(screened) - len(priors)) % every == 0 or not pool.any()):
             estimate = estimate_recall(labels[screened], int(pool.sum()), TARGET_RECALL, CONFIDENCE)
             if estimate.stop:
@@ -96,7 +106,7 @@ def screen_until_rule(records, labels: np.ndarray, priors: list[int]) -> Stopped
         screened.append(best)
         pool[best] = False
     count, found, bound = stop
-    return Stopped(count / len(labels), float(found / labels.sum()), bound, target / len(labels))
+    return Stopped(count / len(labels), float(found / labels.sum()), bound, target / len(labels), *streak_stop)
 
 
 def recall_in_first(order: np.ndarray, labels: np.ndarray, share: float = SCREENED_SHARE) -> float:
@@ -141,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         if dataset.stem in CRITERIA:
             criteria = CRITERIA[dataset.stem]
             started = time.perf_counter()
-            ours = recall_in_first(ranked(criteria_relevance(texts, criteria)), labels)
+            ours = recall_in_first(ranked(criteria_relevance(records, criteria)), labels)
             seconds["criteria ranking"] += time.perf_counter() - started
             started = time.perf_counter()
             bm25 = recall_in_first(ranked(bm25_scores(texts, " ".join(criteria))), labels)
@@ -149,7 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             first[dataset.stem] = (ours, bm25, math.ceil(SCREENED_SHARE * len(labels)) / len(labels))
 
     table = {"tablefmt": "github", "floatfmt": ".3f"}
-    measures = ["screened at stop", "true recall at stop", "rule's recall_at_least", "screened at 95% recall"]
+    measures = [
+        "screened at stop", "true recall at stop", "rule's recall_at_least", "screened at 95% recall",
+        f"{STREAK} in a row: screened", f"{STREAK} in a row: recall",
+    ]  # fmt: skip
     print(f"\nStopping rule (target recall {TARGET_RECALL}, confidence {CONFIDENCE}), one run per prior draw:\n")
     rows = [[name, seed, *_cells(run)] for name, stopped in runs.items() for seed, run in enumerate(stopped)]
     print(tabulate(rows, headers=["review", "seed", *measures], **table))
@@ -177,7 +190,7 @@ def _worst(runs: list[Stopped]) -> list:
 
 
 def _cells(run: Stopped) -> list[float]:
-    return [run.screened_at_stop, run.recall_at_stop, run.recall_at_least, run.screened_at_target]
+    return list(vars(run).values())
 
 
 def _mean(runs: list[Stopped]) -> Stopped:

@@ -72,7 +72,7 @@ def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str)
 
     resources = build_resources(load_profile(profile))
     assert set(resources) == {
-        "io_manager", "scholarly_apis", "pdf_fetcher", "pdf_parser", "field_extractor", "topic_modeller",
+        "io_manager", "scholarly_apis", "pdf_fetcher", "screener", "pdf_parser", "field_extractor", "topic_modeller",
         "term_unifier", "chunk_store", "graph_database", "answer_models",
     }  # fmt: skip
     for resource in resources.values():
@@ -81,6 +81,7 @@ def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str)
             config = getattr(settings, role, None)
             if config and config.get("backend") not in ("extractive", "rules"):
                 parse_backend_config(config)
+    assert resources["screener"].settings.undecided_top_share == (1.0 if profile == "local" else 0.2)
     if profile == "gpu":
         assert resources["pdf_parser"].settings.devices == ["cuda:0", "cuda:1"]
         assert resources["graph_database"].settings.backend == "neo4j"

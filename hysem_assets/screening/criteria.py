@@ -2,9 +2,9 @@
 
 Active learning needs one included and one excluded record to learn from; until a reviewer
 has made both decisions, records are ordered by how much of the inclusion criteria's
-vocabulary they share (TF-IDF cosine, the corpus's own term weights), less half their
-similarity to the exclusion criteria. The same words are the key terms the screening page
-highlights.
+content words and word pairs they share (cosine of TF-IDF vectors, in the ranker's own
+features and term weights), less half their similarity to the exclusion criteria. The same
+content words are the key terms the screening page highlights.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from hysem_assets.screening.ranker import Records
 
 #: How much resembling the exclusion criteria counts against a record.
 EXCLUSION_WEIGHT = 0.5
@@ -22,28 +24,31 @@ CRITERIA_WORDS = frozenset(
     "study studies report reports reported reporting include includes included including exclude excludes excluded "
     "excluding published article articles paper papers using use used based english language".split()
 )
-STOP_WORDS = sorted(ENGLISH_STOP_WORDS | CRITERIA_WORDS)
+STOP_WORDS = ENGLISH_STOP_WORDS | CRITERIA_WORDS
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
 
-def criteria_relevance(texts: Sequence[str], inclusion: Sequence[str], exclusion: Sequence[str] = ()) -> np.ndarray:
-    """Per record of ``texts``: cosine similarity to the inclusion criteria, less
-    ``EXCLUSION_WEIGHT`` times that to the exclusion criteria."""
-    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, stop_words=STOP_WORDS)
-    try:
-        records = vectorizer.fit_transform([text or " " for text in texts])
-    except ValueError:  # no record has a word beyond stop words
-        return np.zeros(len(texts))
-    score = (records @ vectorizer.transform([" ".join(inclusion)]).T).toarray().ravel()
+def criteria_relevance(records: Records, inclusion: Sequence[str], exclusion: Sequence[str] = ()) -> np.ndarray:
+    """Per record: cosine similarity to the inclusion criteria's content words, less
+    ``EXCLUSION_WEIGHT`` times that to the exclusion criteria's."""
+    if records.vectorizer is None:
+        return np.zeros(records.words.shape[0])
+
+    def similarity(criteria: Sequence[str]) -> np.ndarray:
+        criteria_vector = records.vectorizer.transform([" ".join(_content_words(criteria))])
+        return (records.words @ criteria_vector.T).toarray().ravel()
+
+    score = similarity(inclusion)
     if exclusion:
-        score -= EXCLUSION_WEIGHT * (records @ vectorizer.transform([" ".join(exclusion)]).T).toarray().ravel()
+        score -= EXCLUSION_WEIGHT * similarity(exclusion)
     return score
 
 
 def key_terms(criteria: Sequence[str]) -> list[str]:
     """The content words of ``criteria``, in order of first use, for highlighting."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(" ".join(criteria).lower()):
-        if word not in STOP_WORDS and len(word) > 2 and not word.isdigit():
-            seen.setdefault(word, None)
-    return list(seen)
+    return list(dict.fromkeys(word for word in _content_words(criteria) if len(word) > 2 and not word.isdigit()))
+
+
+def _content_words(criteria: Sequence[str]) -> list[str]:
+    """The words of ``criteria`` in order, stop words and criteria phrasing left out."""
+    return [word for word in _WORD.findall(" ".join(criteria).lower()) if word not in STOP_WORDS]

@@ -54,6 +54,10 @@ class Decision:
             raise DecisionsError(f"record {self.record_id!r}: an exclusion needs a reason")
 
 
+#: How every line the log holds begins (the first field of :class:`Decision`).
+_LINE_START = b'{"record_id": '
+
+
 def decisions_path(slug: str) -> Path:
     return hysem_home() / "screening" / slug / "decisions.jsonl"
 
@@ -65,43 +69,40 @@ class DecisionLog:
         self.path = path
 
     @contextmanager
-    def _locked(self, mode: str) -> Iterator:
+    def _locked(self, exclusive: bool) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path.with_suffix(".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX if mode != "r" else fcntl.LOCK_SH)
-            if mode == "r" and not self.path.exists():
-                yield iter(())
-                return
-            with open(self.path, mode, encoding="utf-8") as file:
-                yield file
+            fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
 
     def append(self, decisions: Iterable[Decision]) -> None:
         """Add ``decisions`` in one write, on disk before this returns."""
-        lines = "".join(json.dumps(asdict(d), ensure_ascii=False) + "\n" for d in decisions)
+        lines = "".join(json.dumps(asdict(d), ensure_ascii=False) + "\n" for d in decisions).encode()
         if not lines:
             return
-        with self._locked("a+") as file:
-            file.seek(0, os.SEEK_END)
-            if file.tell():
-                file.seek(file.tell() - 1)
-                if file.read(1) != "\n":  # a line torn by a crash stays alone on its line, and skipped
-                    lines = "\n" + lines
+        with self._locked(exclusive=True), open(self.path, "a+b") as file:
+            if file.seek(0, os.SEEK_END):
+                file.seek(-1, os.SEEK_END)
+                if file.read(1) != b"\n":  # a line torn by a crash stays alone on its line, and skipped
+                    lines = b"\n" + lines
             file.write(lines)
             file.flush()
             os.fsync(file.fileno())
 
     def read(self) -> list[Decision]:
-        """Every decision in the order recorded; a torn last line is skipped with a warning."""
-        with self._locked("r") as file:
-            text = "".join(file)
+        """Every decision in the order recorded; a line torn by a crash is skipped with a warning."""
+        if not self.path.exists():
+            return []
+        with self._locked(exclusive=False):
+            content = self.path.read_bytes()
         decisions = []
-        for number, line in enumerate(text.split("\n"), start=1):
+        for number, line in enumerate(content.split(b"\n"), start=1):
             if not line.strip():
                 continue
             try:
-                decisions.append(Decision(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as exc:
-                if _torn(line):
+                decisions.append(Decision(**json.loads(line.decode("utf-8"))))
+            except (UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
+                if _torn(line) and not isinstance(exc, TypeError):  # whole JSON with wrong fields is no crash
                     log.warning(f"{self.path}: line {number} was cut short (a crash while writing); skipped")
                     continue
                 raise DecisionsError(
@@ -115,9 +116,10 @@ class DecisionLog:
         return current_decisions(self.read())
 
 
-def _torn(line: str) -> bool:
-    """A line a crash cut: valid JSON's opening without its end."""
-    return line.lstrip().startswith("{") and not line.rstrip().endswith("}")
+def _torn(line: bytes) -> bool:
+    """A line a crash cut: it begins as every line hysem writes does, yet does not parse (its end,
+    perhaps mid-character, never reached the disk)."""
+    return line.startswith(_LINE_START)
 
 
 def current_decisions(decisions: Iterable[Decision]) -> dict[str, Decision]:

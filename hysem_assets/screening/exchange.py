@@ -9,7 +9,8 @@ Two formats, as ASReview writes them:
   ``ASReview_irrelevant`` or ``ASReview_not_seen``; hysem adds a note ``exclusion_reason: …``.
 
 An imported row is matched to a work by its id (``record_id``, RIS ``ID``), else its DOI, else
-its exact title; an import is taken whole or not at all.
+its title (case and punctuation aside) when no other work has it; an import is taken whole
+or not at all.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
         decided.setdefault(record, (where, decision))
     if unknown:
         raise DecisionsError(
-            f"{path}: {len(unknown)} labelled row(s) match no work of this query by id, DOI or title (first: "
+            f"{path}: {len(unknown)} labelled row(s) match no work of this query by id, DOI or title, or a title "
+            f"several works share (first: "
             f"{', '.join(unknown[:3])}); nothing was imported. Export from a screening of the same query, or "
             "remove those rows"
         )
@@ -115,7 +117,9 @@ class _Matcher:
         ids = corpus["cluster_id"].astype(str)
         self.ids = set(ids)
         self.dois = {doi: record for doi, record in zip(corpus["doi"], ids) if isinstance(doi, str)}
-        self.titles = {_title_key(title): record for title, record in zip(corpus["title"], ids) if _title_key(title)}
+        keys = corpus["title"].map(_title_key)
+        unique = keys[(keys != "") & ~keys.duplicated(keep=False)]
+        self.titles = dict(zip(unique, ids[unique.index]))  # a title several works share identifies none
 
     def __call__(self, row: dict) -> str | None:
         if row.get("id") and str(row["id"]) in self.ids:

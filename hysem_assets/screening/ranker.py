@@ -42,6 +42,8 @@ class Records:
 
     words: sparse.csr_matrix
     vectors: np.ndarray | None = None
+    #: What turns other text (eligibility criteria) into ``words``' terms; None when no record has a word.
+    vectorizer: TfidfVectorizer | None = None
 
 
 def record_text(title: object, abstract: object) -> str:
@@ -53,8 +55,12 @@ def featurize(texts: Sequence[str], encoder: Encoder | None = None) -> Records:
     """The views of ``texts`` (title and abstract of each record, see :func:`record_text`); sentence
     vectors only with an ``encoder``."""
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_df=0.95 if len(texts) > 1 else 1.0)
-    words = vectorizer.fit_transform([text or " " for text in texts]).tocsr()
-    return Records(words=words, vectors=encoder.encode(list(texts)) if encoder is not None else None)
+    try:
+        words = vectorizer.fit_transform([text or " " for text in texts]).tocsr()
+    except ValueError:  # no record has a word of two letters or more: nothing to learn from, all records alike
+        words, vectorizer = sparse.csr_matrix((len(texts), 1)), None
+    vectors = encoder.encode(list(texts)) if encoder is not None else None
+    return Records(words=words, vectors=vectors, vectorizer=vectorizer)
 
 
 def sample_weights(labels: np.ndarray, relevant_ratio: float) -> np.ndarray:

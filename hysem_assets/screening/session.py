@@ -97,7 +97,7 @@ class Screening:
         self.settings = settings or RankerSettings()
         texts = [record_text(title, abstract) for title, abstract in zip(works["title"], works["abstract"])]
         self.records = featurize(texts) if texts else None  # no work: nothing to rank or learn from
-        self.prior = criteria_relevance(texts, criteria.inclusion, criteria.exclusion) if texts else np.zeros(0)
+        self.prior = criteria_relevance(self.records, criteria.inclusion, criteria.exclusion) if texts else np.zeros(0)
 
     def __len__(self) -> int:
         return len(self.ids)

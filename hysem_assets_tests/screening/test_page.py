@@ -22,6 +22,7 @@ from hysem_assets.screening.decisions import DecisionLog, decisions_path
 from hysem_assets.storage import write_parquet
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.paths import HYSEM, PROJECT_ROOT
+from hysem_assets_tests.screening.works import ON_TOPIC, corpus
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "ui"
@@ -30,29 +31,6 @@ pytestmark = pytest.mark.skipif(
     not os.environ.get("CI") and not CHROMIUM.exists() and not shutil.which("chromium"),
     reason="Debian's chromium is not installed (apt-get install chromium)",
 )
-
-ON_TOPIC = "Random forest models of fine particulate matter air pollution and incident stroke in a cohort"
-OFF_TOPIC = "Dietary fibre and bowel habits of office workers: a survey"
-
-
-def corpus() -> pd.DataFrame:
-    """Twelve works: six on the sample protocol's criteria (air pollution, cardiovascular, machine
-    learning), six beside them."""
-    titles = [f"{ON_TOPIC} {k}" for k in range(6)] + [f"{OFF_TOPIC} {k}" for k in range(6)]
-    abstracts = ["We trained machine learning models on ambient air pollution and cardiovascular outcomes."] * 6 + [
-        "A questionnaire on diet and digestion; no exposure was measured."
-    ] * 6
-    return pd.DataFrame(
-        {
-            "cluster_id": [f"w{k:02d}" for k in range(12)],
-            "title": titles,
-            "abstract": abstracts,
-            "authors": [["Doe, Jane", "Roe, Rick"]] * 12,
-            "year": [2020] * 12,
-            "journal": ["Journal of Tests"] * 12,
-            "doi": [f"10.1000/w{k:02d}" for k in range(12)],
-        }
-    )
 
 
 class Server:
