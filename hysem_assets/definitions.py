@@ -9,7 +9,7 @@ from hysem_assets.acquisition.corpus import deduped_corpus
 from hysem_assets.extraction.assets import extracted_fields
 from hysem_assets.fulltext.assets import library, pdfs
 from hysem_assets.intake import add_query_job
-from hysem_assets.jobs import qa_job, query_job
+from hysem_assets.jobs import qa_job, query_job, screening_job
 from hysem_assets.knowledge.assets import knowledge_graph, report_assets, vector_index
 from hysem_assets.knowledge.schema import graph_schema
 from hysem_assets.knowledge.summary_tree_asset import summary_tree
@@ -20,7 +20,7 @@ from hysem_assets.qa.assets import preference_dataset, qa_answers
 from hysem_assets.resources import build_resources
 from hysem_assets.review.assets import evidence_table, prisma_flow
 from hysem_assets.screening.assets import screening
-from hysem_assets.sensors import added_query_sensor, queries_sensor
+from hysem_assets.sensors import added_query_sensor, queries_sensor, screening_decisions_sensor
 from hysem_assets.terms.assets import canonical_terms
 from hysem_assets.topics.assets import topics
 
@@ -59,8 +59,8 @@ defs = Definitions(
         prisma_flow,
         evidence_table,
     ],
-    jobs=[query_job, qa_job, add_query_job],
-    sensors=[queries_sensor, added_query_sensor],
+    jobs=[query_job, qa_job, screening_job, add_query_job],
+    sensors=[queries_sensor, added_query_sensor, screening_decisions_sensor],
     resources=build_resources(),
     executor=executor(),
 )

@@ -15,3 +15,10 @@ qa_job = define_asset_job(
     selection=AssetSelection.assets("answers", "preference_log"),
     description="Answer a query's questions (config/questions.yaml or run config) and log preference pairs.",
 )
+
+#: Passes a query's screening decisions on: re-ranks and re-decides what goes on to full text.
+screening_job = define_asset_job(
+    "screening_job",
+    selection=AssetSelection.assets("screening"),
+    description="Re-rank a query's works from its screening decisions (requested when the decision log grows).",
+)

@@ -1,4 +1,5 @@
-"""Sensors: turn queries added to config/queries.yaml, or from the UI, into partitions and runs."""
+"""Sensors: turn queries added to config/queries.yaml, or from the UI, into partitions and runs;
+and screening decisions into a fresh ``screening`` partition."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from dagster import (
 )
 
 from hysem_assets.intake import NewQuery, add_query_job
-from hysem_assets.jobs import query_job
+from hysem_assets.jobs import query_job, screening_job
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.queries import load_queries
+from hysem_assets.screening.decisions import decisions_path
 
 
 def new_query_slugs(declared: list[str], registered: list[str]) -> list[str]:
@@ -57,3 +59,21 @@ def added_query_sensor(context: RunStatusSensorContext) -> RunRequest | SkipReas
     if not config.materialize:
         return SkipReason(f"Query {slug!r} was added with materialize: false.")
     return RunRequest(run_key=f"added:{slug}", partition_key=slug)
+
+
+@sensor(
+    job=screening_job,
+    minimum_interval_seconds=300,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Re-materializes a query's screening when its decision log has grown (decisions made on "
+    "`hysem screen`'s page or imported), so the UI shows the ranking and the stopping rule as they stand.",
+)
+def screening_decisions_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReason:
+    requests = []
+    for slug in context.instance.get_dynamic_partitions(queries_partitions.name):
+        path = decisions_path(slug)
+        if path.is_file():  # the log only grows: its size names its state, and a run key is used once
+            requests.append(RunRequest(run_key=f"screening:{slug}:{path.stat().st_size}", partition_key=slug))
+    if not requests:
+        return SkipReason("No query has screening decisions yet.")
+    return SensorResult(run_requests=requests)

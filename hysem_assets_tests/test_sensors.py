@@ -6,7 +6,8 @@ import pytest
 from dagster import DagsterInstance, SkipReason, build_sensor_context
 
 from hysem_assets.partitions import queries_partitions
-from hysem_assets.sensors import new_query_slugs, queries_sensor
+from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
+from hysem_assets.sensors import new_query_slugs, queries_sensor, screening_decisions_sensor
 
 
 def test_new_query_slugs_keeps_file_order():
@@ -28,3 +29,16 @@ def test_sensor_registers_added_queries_and_requests_their_runs(tmp_path: Path, 
 
         instance.add_dynamic_partitions(queries_partitions.name, ["no2-heart"])
         assert isinstance(queries_sensor(build_sensor_context(instance=instance)), SkipReason)
+
+
+def test_a_grown_decision_log_requests_its_screening_once_per_state():
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(queries_partitions.name, ["ozone-stroke", "no2-heart"])
+        assert isinstance(screening_decisions_sensor(build_sensor_context(instance=instance)), SkipReason)
+        log = DecisionLog(decisions_path("no2-heart"))
+        log.append([Decision("w1", "included")])
+        [first] = screening_decisions_sensor(build_sensor_context(instance=instance)).run_requests
+        assert first.partition_key == "no2-heart" and first.job_name in (None, "screening_job")
+        log.append([Decision("w2", "excluded", "other")])
+        [second] = screening_decisions_sensor(build_sensor_context(instance=instance)).run_requests
+        assert second.run_key != first.run_key  # a new state of the log: a new run

@@ -7,7 +7,6 @@ refits only the classifier on the decided records.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +21,6 @@ from hysem_assets.screening.criteria import criteria_relevance, key_terms
 from hysem_assets.screening.decisions import Decision, DecisionsError, current_decisions
 from hysem_assets.screening.ranker import RankerSettings, featurize, record_text, relevance
 from hysem_assets.screening.stopping import StoppingEstimate, estimate_recall
-
-log = logging.getLogger(__name__)
 
 #: Reasons offered when a protocol lists no eligibility criteria.
 DEFAULT_REASONS = ("not relevant", "other")
@@ -102,13 +99,10 @@ class Screening:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def unknown_ids(self, records: Sequence[str]) -> list[str]:
-        return [record for record in records if record not in self.position]
-
     def standing(self, log_entries: Sequence[Decision], target_recall: float) -> Standing:
         """The current decisions replayed from ``log_entries``, the ranking they give and the estimate."""
         current = current_decisions(log_entries)
-        unknown = self.unknown_ids(list(current))
+        unknown = [record for record in current if record not in self.position]
         decisions = {record: decision for record, decision in current.items() if record in self.position}
         order_in_log = {id(entry): index for index, entry in enumerate(log_entries)}
         in_order = sorted(decisions.values(), key=lambda decision: order_in_log[id(decision)])

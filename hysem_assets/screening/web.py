@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from aiohttp import web
 
 from hysem_assets.screening.decisions import Decision, DecisionLog, DecisionsError, last_decided
 from hysem_assets.screening.session import Screening, Standing
 
-log = logging.getLogger(__name__)
 ABSTRACT_CHARACTERS = 6000
 
 
@@ -113,7 +112,7 @@ def _text(value: object) -> str:
 
 
 def _authors(value: object) -> str:
-    names = list(value) if value is not None and not isinstance(value, str) else []
+    names = [str(name) for name in value] if isinstance(value, list | tuple | np.ndarray) else []
     return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
 
 
