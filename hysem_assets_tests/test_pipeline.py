@@ -47,6 +47,11 @@ def test_whole_graph_on_the_sample():
     corpus = pd.read_parquet(asset_file("deduped_corpus", SAMPLE))
     saved = pd.read_parquet(asset_file("pdfs", SAMPLE)).query("status == 'saved'")
 
+    # screening: nobody has screened; the criteria rank every work and the local profile lets all through.
+    screening = pd.read_parquet(asset_file("screening", SAMPLE))
+    assert sorted(screening["cluster_id"]) == sorted(corpus["cluster_id"]) and screening["proceeds"].all()
+    assert (screening["decision"] == "undecided").all() and sorted(screening["rank"]) == list(range(1, len(corpus) + 1))
+
     # parsed_docs: every generated PDF parses; margin line numbers are gone; tables are Markdown tables.
     parsed = pd.read_parquet(asset_file("parsed_docs", SAMPLE))
     assert sorted(parsed["cluster_id"]) == sorted(saved["cluster_id"]) and parsed["error"].isna().all()
@@ -136,6 +141,7 @@ def test_whole_graph_on_the_sample():
     readable = parsed[parsed["error"].isna() & parsed["cluster_id"].isin(sought["cluster_id"])]
     assert flow["identified"] == sum(raw.values()) and flow["identified:scopus"] == raw["scopus"]
     assert flow["duplicates_removed"] == sum(raw.values()) - len(corpus) and flow["screened"] == len(corpus)
+    assert flow["automation_excluded"] == 0 and flow["screened:ranking"] == len(corpus)
     assert flow["excluded"] == retracted.sum() == 1
     missing = sought.loc[sought["status"] != "saved", "status"].value_counts()
     assert flow["sought"] == len(sought) and flow["not_retrieved"] == missing.sum()
