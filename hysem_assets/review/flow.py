@@ -29,7 +29,7 @@ STEPS = (
 LABELS = {
     "identified": "Records identified from databases",
     "duplicates_removed": "Duplicate records removed",
-    "automation_excluded": "Records marked as ineligible by automation tools",
+    "automation_excluded": "Marked ineligible by automation tools",
     "screened": "Records screened",
     "excluded": "Records excluded",
     "sought": "Reports sought for retrieval",

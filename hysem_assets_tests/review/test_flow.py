@@ -67,9 +67,9 @@ def test_screening_decisions_fill_the_screening_boxes():
     }  # fmt: skip
     assert reconcile(flow) == []
     labels = dict(zip(flow["box"], flow["label"]))
-    assert labels["automation_excluded"] == "Records marked as ineligible by automation tools"
+    assert labels["automation_excluded"] == "Marked ineligible by automation tools"
     assert labels["excluded:wrong outcome"] == "wrong outcome"
-    assert "Records marked as ineligible by automation tools (n = 1)" in draw_flow(flow).svg
+    assert "Marked ineligible by automation tools (n = 1)" in draw_flow(flow).svg
 
 
 def test_the_diagram_renders_every_box_as_text():
