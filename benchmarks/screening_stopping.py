@@ -7,7 +7,7 @@ decisions were recorded) is screened twice over.
    ``benchmarks/screening.py`` (one included and one excluded record, drawn per seed),
    hysem's ranker (default settings) screens the highest-ranked record, the recorded decision
    answers, and the ranker retrains, as ``simulate_review`` does, but without stopping at 95%
-   recall: every ``max(1, records // 200)`` decisions the rule is asked, on all decisions so
+   recall: after every decision, as the page does, the rule is asked, on all decisions so
    far (priors first), whether recall is at least 95% with 95% confidence, and screening stops
    when it says so (or when nothing is left). Reported per run and per review: the share of
    the records screened when it stopped, the true recall then (included records found of all
@@ -40,15 +40,15 @@ import bm25s
 import numpy as np
 from tabulate import tabulate
 
+from hysem_assets.profile import ScreeningSettings
 from hysem_assets.screening.criteria import criteria_relevance
 from hysem_assets.screening.ranker import RankerSettings, active_ranker, featurize, record_text
 from hysem_assets.screening.simulation import draw_priors, read_dataset
-from hysem_assets.screening.stopping import estimate_recall
+from hysem_assets.screening.stopping import CONFIDENCE, estimate_recall
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "realdata" / "screening_asreview"
-TARGET_RECALL = 0.95
-CONFIDENCE = 0.95
+TARGET_RECALL = ScreeningSettings().target_recall
 SCREENED_SHARE = 0.10
 #: The plain baseline rule: stop after this many exclusions in a row (a heuristic common in practice).
 STREAK = 50
@@ -80,7 +80,6 @@ def screen_until_rule(records, labels: np.ndarray, priors: list[int]) -> Stopped
     """Active-learning screening from ``priors`` until the stopping rule is met; if true recall is
     still under the target then, screening goes on (unreported to the rule) until it is reached."""
     rank = active_ranker(records, RankerSettings())
-    every = max(1, len(labels) // 200)
     needed = math.ceil(TARGET_RECALL * labels.sum())
     screened = list(priors)
     pool = np.ones(len(labels), dtype=bool)
@@ -92,7 +91,7 @@ def screen_until_rule(records, labels: np.ndarray, priors: list[int]) -> Stopped
         streak = 0 if labels[screened[-1]] else streak + 1
         if streak == STREAK and math.isnan(streak_stop[0]):
             streak_stop = (len(screened) / len(labels), found / labels.sum())
-        if stop is None and ((len(screened) - len(priors)) % every == 0 or not pool.any()):
+        if stop is None:  # asked after every decision, as the page and the asset do
             estimate = estimate_recall(labels[screened], int(pool.sum()), TARGET_RECALL, CONFIDENCE)
             if estimate.stop:
                 stop = (len(screened), found, estimate.recall_at_least)

@@ -25,7 +25,7 @@ from hysem_assets.queries import METADATA_SOURCES
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
 from hysem_assets.review.evidence import field_columns, write_xlsx
-from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile
+from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
 from hysem_assets.spreadsheets import write_csv
 
 RECONCILE_CHECK = "flow_counts_reconcile"
@@ -97,6 +97,9 @@ def prisma_flow(
         },
     )
     problems = reconcile(flow)
+    stale = screening_out_of_step(screening, pdfs)
+    if problems and stale:
+        problems.append(stale)
     yield AssetCheckResult(
         check_name=RECONCILE_CHECK,
         passed=not problems,
@@ -110,7 +113,8 @@ def prisma_flow(
     group_name="review",
     partitions_def=queries_partitions,
     ins={
-        name: AssetIn() for name in ("deduped_corpus", "pdfs", "parsed_docs", "library", "extracted_fields", "topics")
+        name: AssetIn()
+        for name in ("deduped_corpus", "screening", "pdfs", "parsed_docs", "library", "extracted_fields", "topics")
     },
     deps=["prisma_flow"],
     description=(
@@ -122,13 +126,14 @@ def prisma_flow(
 def evidence_table(
     context: AssetExecutionContext,
     deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
     pdfs: pd.DataFrame,
     parsed_docs: pd.DataFrame,
     library: pd.DataFrame,
     extracted_fields: pd.DataFrame,
     topics: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    included = included_works(deduped_corpus, pdfs, parsed_docs)
+    included = included_works(deduped_corpus, screening, pdfs, parsed_docs)
     table = build_evidence_table(included, deduped_corpus, library, extracted_fields, topics)
     folder = review_dir(context.partition_key)
     folder.mkdir(parents=True, exist_ok=True)

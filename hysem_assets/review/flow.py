@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.screening.outcome import RANKED_OUT, reviewed
+from hysem_assets.screening.outcome import reviewed
 
 FLOW_COLUMNS = ("stage", "box", "label", "count")
+#: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
+RANKED_OUT = "ranked out"
 #: Boxes whose count is the sum of their reasons (rows named "box:reason").
-BROKEN_DOWN = ("identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed")
+BROKEN_DOWN = ("identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "included")
 #: (box, minus these boxes, equals this box): the arithmetic of the flow.
 STEPS = (
     ("identified", ("duplicates_removed", "automation_excluded"), "screened"),
@@ -40,7 +42,7 @@ LABELS = {
 }
 #: Words for the reasons that the upstream tables record as codes.
 REASON_LABELS = {
-    "reviewer": "by a reviewer", "ranking": "undecided, let through by their rank",
+    "reviewer": "decided by a reviewer", "ranking": "not yet screened by a reviewer, let through by rank",
     RANKED_OUT: "ranked below the threshold, or left once the stopping rule was met",
     "pubmed": "PubMed", "openalex": "OpenAlex", "scopus": "Scopus", "retracted": "retracted",
     "no_oa_location": "no open-access copy", "http_error": "download failed", "timeout": "download timed out",
@@ -79,12 +81,16 @@ def _reason_rows(box: str, reasons: pd.Series) -> list[dict[str, object]]:
     return [_row(box, count, reason) for reason, count in sorted(counts.items())]
 
 
-def included_works(corpus: pd.DataFrame, pdfs: pd.DataFrame, parsed: pd.DataFrame) -> list[str]:
-    """Cluster ids of the included studies: not excluded, retrieved and readable, in corpus order."""
+def included_works(
+    corpus: pd.DataFrame, screening: pd.DataFrame, pdfs: pd.DataFrame, parsed: pd.DataFrame
+) -> list[str]:
+    """Cluster ids of the included studies, in corpus order: let through by screening, not
+    excluded (by a reviewer, or retracted), retrieved and readable."""
+    through = set(screening.loc[screening["proceeds"].astype(bool), "cluster_id"])
     excluded = set(_retracted(corpus))
     saved = set(pdfs.loc[pdfs["status"] == "saved", "cluster_id"])
     readable = set(parsed.loc[parsed["error"].isna(), "cluster_id"])
-    return [c for c in corpus["cluster_id"] if c not in excluded and c in saved and c in readable]
+    return [c for c in corpus["cluster_id"] if c in through and c not in excluded and c in saved and c in readable]
 
 
 def _retracted(corpus: pd.DataFrame) -> list[str]:
@@ -132,8 +138,24 @@ def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
     rows.append(_row("assessed", len(assessed)))
     rows.append(_row("not_parsed", len(unreadable) + len(never_parsed)))
     rows += _reason_rows("not_parsed", pd.concat([unreadable, never_parsed], ignore_index=True))
-    rows.append(_row("included", int(parsed["error"].isna().sum())))
+    included = included_works(inputs.corpus, screening, sought, parsed)
+    rows.append(_row("included", len(included)))
+    decided_works = set(screening.loc[decided, "cluster_id"])
+    how = ["reviewer" if work in decided_works else "ranking" for work in included]
+    rows += _reason_rows("included", pd.Series(how, dtype=object))
     return pd.DataFrame(rows, columns=list(FLOW_COLUMNS))
+
+
+def screening_out_of_step(screening: pd.DataFrame, pdfs: pd.DataFrame) -> str | None:
+    """Why the flow cannot add up when ``pdfs`` was made before the latest ``screening``, or None."""
+    through = set(screening.loc[screening["proceeds"].astype(bool), "cluster_id"])
+    fetched = set(pdfs["cluster_id"])
+    if through == fetched:
+        return None
+    return (
+        f"pdfs is older than screening: it holds {len(fetched - through)} work(s) screening no longer lets "
+        f"through and lacks {len(through - fetched)} it does; materialize 'screening*' for this query"
+    )
 
 
 def _error_kind(error: str) -> str:

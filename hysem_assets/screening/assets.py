@@ -8,6 +8,7 @@ from hysem_assets.metadata import table_preview
 from hysem_assets.partitions import queries_partitions
 from hysem_assets.resources import Screener
 from hysem_assets.screening.decisions import DecisionLog, decisions_path
+from hysem_assets.screening.outcome import UNDECIDED
 from hysem_assets.screening.session import Screening, Standing, criteria_for_query
 
 
@@ -48,11 +49,11 @@ def screening_metadata(table: pd.DataFrame, standing: Standing, path) -> dict:
     counts = table["decision"].value_counts()
     excluded = table[table["decision"] == "excluded"]
     estimate = standing.estimate
-    undecided = table[table["decision"] == "undecided"].sort_values("rank")
+    undecided = table[table["decision"] == UNDECIDED].sort_values("rank")
     return {
         "dagster/row_count": len(table),
         **empty_note(len(table)),
-        **{decision: int(counts.get(decision, 0)) for decision in ("included", "excluded", "undecided")},
+        **{decision: int(counts.get(decision, 0)) for decision in ("included", "excluded", UNDECIDED)},
         "proceeds": int(table["proceeds"].sum()),
         "ranked_by": standing.ranking.ranked_by,
         "stopping_rule_met": estimate.stop,

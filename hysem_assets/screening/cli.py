@@ -32,7 +32,9 @@ def _corpus(slug: str) -> pd.DataFrame:
 
 @click.group(invoke_without_command=True)
 @click.option("--query", "slug", help="Query slug (partition) whose works to screen on a local page.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address the page is served on.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address the page is served on (no login: keep it local)."
+)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port; 0: any free one.")
 @click.option("--open/--no-open", "open_browser", default=True, show_default=True, help="Open the page in a browser.")
 @click.pass_context
@@ -91,17 +93,25 @@ def screen_import(path: Path, slug: str, replace: bool) -> None:
     except DecisionsError as exc:
         raise click.ClickException(str(exc)) from exc
     new = [d for d in imported if d.record_id not in current]
-    changed = [d for d in imported if d.record_id in current and current[d.record_id].action != d.action]
+    changed = [
+        d
+        for d in imported
+        if d.record_id in current and (current[d.record_id].action, current[d.record_id].reason) != (d.action, d.reason)
+    ]
     if changed and not replace:
         first = changed[0]
         raise click.ClickException(
             f"{path}: {len(changed)} decision(s) differ from ones already made (first: work {first.record_id!r}, "
-            f"{current[first.record_id].action} here, {first.action} in the file); nothing was imported. "
+            f"{_said(current[first.record_id])} here, {_said(first)} in the file); nothing was imported. "
             "Add --replace to take the file's"
         )
     log.append([*new, *changed])
     same = len(imported) - len(new) - len(changed)
     click.echo(f"Imported {len(new):,} new and {len(changed):,} changed decision(s); {same:,} already so.")
+
+
+def _said(decision) -> str:
+    return decision.action + (f" ({decision.reason})" if decision.reason else "")
 
 
 @screen.command("export")

@@ -77,10 +77,30 @@ class DecisionLog:
 
     def append(self, decisions: Iterable[Decision]) -> None:
         """Add ``decisions`` in one write, on disk before this returns."""
+        with self._locked(exclusive=True):
+            self._write(list(decisions))
+
+    def undo_latest(self) -> str | None:
+        """Take back the latest decision still standing, reading and writing under one lock (so two
+        pages never undo the same decision); the record undone, or None when nothing stands."""
+        with self._locked(exclusive=True):
+            record = last_decided(self._read())
+            if record is not None:
+                self._write([Decision(record, "undo")])
+        return record
+
+    def read(self) -> list[Decision]:
+        """Every decision in the order recorded; a line torn by a crash is skipped with a warning."""
+        if not self.path.exists():
+            return []
+        with self._locked(exclusive=False):
+            return self._read()
+
+    def _write(self, decisions: list[Decision]) -> None:
         lines = "".join(json.dumps(asdict(d), ensure_ascii=False) + "\n" for d in decisions).encode()
         if not lines:
             return
-        with self._locked(exclusive=True), open(self.path, "a+b") as file:
+        with open(self.path, "a+b") as file:
             if file.seek(0, os.SEEK_END):
                 file.seek(-1, os.SEEK_END)
                 if file.read(1) != b"\n":  # a line torn by a crash stays alone on its line, and skipped
@@ -89,27 +109,27 @@ class DecisionLog:
             file.flush()
             os.fsync(file.fileno())
 
-    def read(self) -> list[Decision]:
-        """Every decision in the order recorded; a line torn by a crash is skipped with a warning."""
-        if not self.path.exists():
-            return []
-        with self._locked(exclusive=False):
-            content = self.path.read_bytes()
+    def _read(self) -> list[Decision]:
+        content = self.path.read_bytes() if self.path.exists() else b""
         decisions = []
         for number, line in enumerate(content.split(b"\n"), start=1):
             if not line.strip():
                 continue
             try:
                 decisions.append(Decision(**json.loads(line.decode("utf-8"))))
-            except (UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
-                if _torn(line) and not isinstance(exc, TypeError):  # whole JSON with wrong fields is no crash
-                    log.warning(f"{self.path}: line {number} was cut short (a crash while writing); skipped")
-                    continue
-                raise DecisionsError(
-                    f"{self.path}, line {number}: not a decision ({exc}); the log is written by hysem only, "
-                    "restore it from a backup or remove that line"
-                ) from None
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                if not _torn(line):
+                    raise self._not_a_decision(number, exc) from None
+                log.warning(f"{self.path}: line {number} was cut short (a crash while writing); skipped")
+            except (TypeError, DecisionsError) as exc:  # whole JSON with wrong fields is no crash
+                raise self._not_a_decision(number, exc) from None
         return decisions
+
+    def _not_a_decision(self, number: int, problem: Exception) -> DecisionsError:
+        return DecisionsError(
+            f"{self.path}, line {number}: not a decision ({problem}); the log is written by hysem only, "
+            "restore it from a backup or remove that line"
+        )
 
     def current(self) -> dict[str, Decision]:
         """Each decided record's current decision (undone ones are undecided again)."""
@@ -117,9 +137,9 @@ class DecisionLog:
 
 
 def _torn(line: bytes) -> bool:
-    """A line a crash cut: it begins as every line hysem writes does, yet does not parse (its end,
-    perhaps mid-character, never reached the disk)."""
-    return line.startswith(_LINE_START)
+    """A line a crash cut: it begins as every line hysem writes does (or is a beginning of that),
+    yet does not parse: its end, perhaps mid-character, never reached the disk."""
+    return line.startswith(_LINE_START) or _LINE_START.startswith(line)
 
 
 def current_decisions(decisions: Iterable[Decision]) -> dict[str, Decision]:

@@ -16,13 +16,16 @@ or not at all.
 from __future__ import annotations
 
 import re
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import rispy
 
 from hysem_assets.identifiers import normalize_doi
 from hysem_assets.library.exports import ris
+from hysem_assets.library.work import strings
 from hysem_assets.screening.decisions import Decision, DecisionsError
 
 #: Label columns ASReview reads, in its order of preference.
@@ -64,7 +67,7 @@ def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path:
             "record_id": ids,
             "title": corpus["title"],
             "abstract": corpus["abstract"],
-            "authors": corpus["authors"].map(lambda names: "; ".join(names) if isinstance(names, list) else names),
+            "authors": corpus["authors"].map(lambda names: "; ".join(strings(names))),
             "year": corpus["year"],
             "doi": corpus["doi"],
             "included": pd.array([label.get(record) for record in ids], dtype="Int64"),
@@ -77,6 +80,10 @@ def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path:
 
 def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
     """The decisions of an exported file, matched to ``corpus``'s works; unlabelled rows are skipped.
+
+    They come in an order shuffled by the file's content: a file's rows (often sorted by label)
+    do not say in which order they were decided, and the stopping rule reads the log's order as
+    the order of screening, so a sorted block of exclusions must not pass for a late run of them.
 
     Raises :class:`DecisionsError` naming the row for a label that is not 0 or 1, a row that
     matches no work, or two rows that decide one work differently.
@@ -109,7 +116,9 @@ def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
             f"{', '.join(unknown[:3])}); nothing was imported. Export from a screening of the same query, or "
             "remove those rows"
         )
-    return [decision for _, decision in decided.values()]
+    decisions = [decision for _, decision in decided.values()]
+    order = np.random.default_rng(zlib.crc32(path.read_bytes())).permutation(len(decisions))
+    return [decisions[k] for k in order]
 
 
 class _Matcher:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-#: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
-RANKED_OUT = "ranked out"
+#: The decision of a work no reviewer has decided.
+UNDECIDED = "undecided"
 
 
 def screened_in(corpus: pd.DataFrame, screening: pd.DataFrame) -> pd.DataFrame:
@@ -16,4 +16,4 @@ def screened_in(corpus: pd.DataFrame, screening: pd.DataFrame) -> pd.DataFrame:
 
 def reviewed(screening: pd.DataFrame) -> pd.Series:
     """Per row: a reviewer decided the work."""
-    return screening["decision"] != "undecided"
+    return screening["decision"] != UNDECIDED

@@ -19,6 +19,7 @@ from hysem_assets.protocols import Eligibility, protocol_for_query
 from hysem_assets.queries import get_query
 from hysem_assets.screening.criteria import criteria_relevance, key_terms
 from hysem_assets.screening.decisions import Decision, DecisionsError, current_decisions
+from hysem_assets.screening.outcome import UNDECIDED
 from hysem_assets.screening.ranker import RankerSettings, featurize, record_text, relevance
 from hysem_assets.screening.stopping import StoppingEstimate, estimate_recall
 
@@ -74,11 +75,6 @@ class Standing:
     def excluded(self) -> int:
         return sum(d.action == "excluded" for d in self.decisions.values())
 
-    @property
-    def finished(self) -> bool:
-        """Every record decided, or the stopping rule met."""
-        return self.estimate.stop
-
 
 class Screening:
     """The records of one query (``cluster_id``, ``title``, ``abstract``) and their criteria."""
@@ -121,22 +117,22 @@ class Screening:
             scores, ranked_by = self.prior, RANKED_BY_CRITERIA
         return Ranking(scores, ranked_by, np.argsort(-scores, kind="stable"))
 
-    def next_records(self, standing: Standing, count: int = 1) -> list[int]:
-        """Positions of the ``count`` highest-ranked undecided records."""
+    def next_record(self, standing: Standing) -> int | None:
+        """Position of the highest-ranked undecided record; None when every record is decided."""
         undecided = (position for position in standing.ranking.order if self.ids[position] not in standing.decisions)
-        return [position for _, position in zip(range(count), undecided)]
+        return next(undecided, None)
 
     def table(self, standing: Standing, undecided_top_share: float) -> pd.DataFrame:
         """One row per work (see ``SCREENING_COLUMNS``). ``proceeds``: the work goes on to full text:
-        included, or, while screening is not finished, undecided and ranked within the top
+        included, or, while the stopping rule is not met, undecided and ranked within the top
         ``undecided_top_share`` of all works."""
         ranks = np.empty(len(self), dtype=int)
         ranks[standing.ranking.order] = np.arange(1, len(self) + 1)
         decided = [standing.decisions.get(record) for record in self.ids]
-        decision = [d.action if d else "undecided" for d in decided]
-        cutoff = 0 if standing.finished else math.ceil(undecided_top_share * len(self))
+        decision = [d.action if d else UNDECIDED for d in decided]
+        cutoff = 0 if standing.estimate.stop else math.ceil(undecided_top_share * len(self))
         proceeds = [
-            action == "included" or (action == "undecided" and rank <= cutoff) for action, rank in zip(decision, ranks)
+            action == "included" or (action == UNDECIDED and rank <= cutoff) for action, rank in zip(decision, ranks)
         ]
         table = pd.DataFrame(
             {

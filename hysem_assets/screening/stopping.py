@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import hypergeom
 
-TARGET_RECALL = 0.95
 CONFIDENCE = 0.95
 #: Most windows of recent decisions tested per estimate.
 WINDOWS = 400
@@ -61,7 +60,7 @@ class StoppingEstimate:
 def estimate_recall(
     labels_in_order: Sequence[int],
     unscreened: int,
-    target_recall: float = TARGET_RECALL,
+    target_recall: float,
     confidence: float = CONFIDENCE,
 ) -> StoppingEstimate:
     """The bound on relevant records left after screening ``labels_in_order`` (1 relevant, 0 not,
@@ -86,8 +85,8 @@ def _remaining_at_most(labels: np.ndarray, unscreened: int, alpha: float) -> int
         return 0
     if not len(labels):
         return unscreened
-    # The last k decisions, for k on a geometric grid: every k up to a few hundred, then fewer (a
-    # window left out only weakens the bound, and keeps each estimate fast on long screenings).
+    # The last k decisions, for k on a geometric grid of WINDOWS sizes: every k up to a few dozen,
+    # then fewer (a window left out only weakens the bound, and keeps each estimate fast).
     windows = np.unique(np.geomspace(1, len(labels), WINDOWS).round().astype(int))
     found_in = np.cumsum(labels[::-1])[windows - 1]
 

@@ -5,6 +5,10 @@ Every decision is on disk before the page hears back, and the log is read again 
 request, so two pages (or two servers) on one query see each other's decisions and a killed
 server loses nothing it acknowledged. The ranking is retrained whenever the log has grown.
 
+Only the page itself may decide: requests must name the server's own host (no DNS
+rebinding), come from no other origin, and post JSON (which a foreign page cannot send
+without asking first).
+
     GET  /             the page
     GET  /api/state    progress, the stopping rule's estimate, the next record
     POST /api/decide   {"record_id", "action": "included" | "excluded", "reason"}
@@ -14,15 +18,14 @@ server loses nothing it acknowledged. The ranking is retrained whenever the log 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from aiohttp import web
 
+from hysem_assets.library.work import strings
 from hysem_assets.screening.decisions import Decision, DecisionLog, DecisionsError, last_decided
 from hysem_assets.screening.session import Screening, Standing
 
@@ -32,8 +35,8 @@ ABSTRACT_CHARACTERS = 6000
 class ScreeningPage:
     """The state behind the page: the records, the log, and the standing computed from it."""
 
-    def __init__(self, slug: str, screening: Screening, corpus: pd.DataFrame, log_file: DecisionLog, target: float):
-        self.slug, self.screening, self.log, self.target = slug, screening, log_file, target
+    def __init__(self, slug: str, screening: Screening, corpus: pd.DataFrame, decisions: DecisionLog, target: float):
+        self.slug, self.screening, self.log, self.target = slug, screening, decisions, target
         self.corpus = corpus.set_index(corpus["cluster_id"].astype(str))
         self._entries: list[Decision] = []
         self._standing: Standing | None = None
@@ -59,13 +62,13 @@ class ScreeningPage:
             "year": None if pd.isna(row.get("year")) else int(row["year"]),
             "journal": _text(row.get("journal")),
             "doi": _text(row.get("doi")),
-            "authors": _authors(row.get("authors")),
+            "authors": _authors(strings(row.get("authors"))),
             "rank": rank,
         }
 
     async def state(self, message: str = "") -> dict[str, Any]:
         entries, standing = await self.standing()
-        upcoming = self.screening.next_records(standing)
+        upcoming = self.screening.next_record(standing)
         criteria = self.screening.criteria
         return {
             "query": self.slug,
@@ -75,7 +78,7 @@ class ScreeningPage:
             "excluded": standing.excluded,
             "ranked_by": standing.ranking.ranked_by,
             "estimate": standing.estimate.as_dict(),
-            "record": self.record(upcoming[0], standing) if upcoming else None,
+            "record": None if upcoming is None else self.record(upcoming, standing),
             "reasons": criteria.reasons,
             "key_terms": criteria.key_terms,
             "note": criteria.note,
@@ -85,7 +88,7 @@ class ScreeningPage:
 
     async def decide(self, payload: dict[str, Any]) -> dict[str, Any]:
         record_id, action, reason = payload.get("record_id"), payload.get("action"), payload.get("reason")
-        if record_id not in self.screening.position:
+        if not isinstance(record_id, str) or record_id not in self.screening.position:
             raise DecisionsError(f"record {record_id!r} is not a work of query {self.slug!r}; reload the page")
         if action not in ("included", "excluded"):
             raise DecisionsError(f"record {record_id!r}: decide 'included' or 'excluded', not {action!r}")
@@ -99,25 +102,31 @@ class ScreeningPage:
         return await self.state(f"{action} {record_id}")
 
     async def undo(self) -> dict[str, Any]:
-        entries, _ = await self.standing()
-        record_id = last_decided(entries)
-        if record_id is None:
-            return await self.state("nothing to undo")
-        await asyncio.to_thread(self.log.append, [Decision(record_id, "undo")])
-        return await self.state(f"undid {record_id}")
+        record_id = await asyncio.to_thread(self.log.undo_latest)
+        return await self.state("nothing to undo" if record_id is None else f"undid {record_id}")
 
 
 def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _authors(value: object) -> str:
-    names = [str(name) for name in value] if isinstance(value, list | tuple | np.ndarray) else []
+def _authors(names: list[str]) -> str:
     return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
 
 
-def screening_app(page: ScreeningPage) -> web.Application:
+def screening_app(page: ScreeningPage, hosts: set[str]) -> web.Application:
+    """The page's routes; requests not from the page itself (see the module) are refused. ``hosts``:
+    the ``host:port`` names the server answers to, filled once it listens."""
     html = files("hysem_assets.screening").joinpath("page.html").read_text(encoding="utf-8")
+
+    @web.middleware
+    async def same_origin(request: web.Request, handler):
+        origin = request.headers.get("Origin")
+        if request.host not in hosts or (origin is not None and origin.split("//", 1)[-1] not in hosts):
+            return web.json_response({"error": "requests from other sites are refused"}, status=403)
+        if request.method == "POST" and request.content_type != "application/json":
+            return web.json_response({"error": "decisions are posted as JSON"}, status=415)
+        return await handler(request)
 
     async def index(_: web.Request) -> web.Response:
         return web.Response(text=html, content_type="text/html")
@@ -127,6 +136,9 @@ def screening_app(page: ScreeningPage) -> web.Application:
             return web.json_response(await work())
         except DecisionsError as exc:
             return web.json_response({"error": str(exc)}, status=400)
+        except OSError as exc:
+            message = f"the decision log could not be written ({exc.strerror or exc}); this decision was not saved"
+            return web.json_response({"error": message}, status=503)
 
     async def state(_: web.Request) -> web.Response:
         return await answer(page.state)
@@ -134,14 +146,14 @@ def screening_app(page: ScreeningPage) -> web.Application:
     async def decide(request: web.Request) -> web.Response:
         try:
             payload = await request.json()
-        except json.JSONDecodeError:
+        except ValueError:
             return web.json_response({"error": "the request body is not JSON"}, status=400)
         return await answer(lambda: page.decide(payload if isinstance(payload, dict) else {}))
 
     async def undo(_: web.Request) -> web.Response:
         return await answer(page.undo)
 
-    app = web.Application()
+    app = web.Application(middlewares=[same_origin])
     app.add_routes(
         [
             web.get("/", index),
@@ -155,11 +167,13 @@ def screening_app(page: ScreeningPage) -> web.Application:
 
 async def serve(page: ScreeningPage, host: str, port: int, ready: Callable[[str], None]) -> None:
     """Serve the page until cancelled; ``ready`` gets its address once it listens."""
-    runner = web.AppRunner(screening_app(page))
+    hosts: set[str] = set()
+    runner = web.AppRunner(screening_app(page, hosts))
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
         bound_host, bound_port = runner.addresses[0][:2]
+        hosts.update(f"{name}:{bound_port}" for name in ("127.0.0.1", "localhost", "[::1]", host, bound_host))
         ready(f"http://{bound_host}:{bound_port}/")
         await asyncio.Event().wait()
     finally:

@@ -4,7 +4,7 @@ import pandas as pd
 
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
-from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile
+from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
 
 from . import tables
 
@@ -20,10 +20,10 @@ def test_every_box_counts_its_records():
         "duplicates_removed": 3, "automation_excluded": 0, "screened": 6, "screened:ranking": 6,
         "excluded": 1, "excluded:retracted": 1,
         "sought": 5, "not_retrieved": 2, "not_retrieved:http_error": 1, "not_retrieved:no_oa_location": 1,
-        "assessed": 3, "not_parsed": 1, "not_parsed:no text layer": 1, "included": 2,
+        "assessed": 3, "not_parsed": 1, "not_parsed:no text layer": 1, "included": 2, "included:ranking": 2,
     }  # fmt: skip
     assert reconcile(flow()) == []
-    assert included_works(tables.corpus(), tables.pdfs(), tables.parsed()) == ["w1", "w2"]
+    assert included_works(tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed()) == ["w1", "w2"]
 
 
 def test_a_tampered_table_does_not_reconcile():
@@ -65,7 +65,11 @@ def test_screening_decisions_fill_the_screening_boxes():
         "excluded": 2, "excluded:wrong outcome": 1, "excluded:retracted": 1,
         "sought": 3,
     }  # fmt: skip
-    assert reconcile(flow) == []
+    assert reconcile(flow) == [] and counts["included"] == counts["included:ranking"] == 2
+    assert included_works(tables.corpus(), screening, pdfs, tables.parsed()) == ["w1", "w2"]
+    assert screening_out_of_step(screening, pdfs) is None
+    stale = screening_out_of_step(screening, tables.pdfs())  # pdfs made before w3 was excluded and w5 ranked out
+    assert stale.startswith("pdfs is older than screening: it holds 2 work(s)")
     labels = dict(zip(flow["box"], flow["label"]))
     assert labels["automation_excluded"] == "Marked ineligible by automation tools"
     assert labels["excluded:wrong outcome"] == "wrong outcome"
@@ -94,6 +98,12 @@ def test_a_query_that_matched_nothing_has_a_flow_of_zeros_and_no_studies():
     assert empty.dtypes.to_dict() == flow().dtypes.to_dict()
     assert "Studies included in review (n = 0)" in draw_flow(empty, title="nothing").svg
     library, extracted, topics = tables.library(), tables.extracted(), tables.topics()
-    none = evidence_table(included_works(corpus, pdfs, parsed), corpus, library[:0], extracted[:0], topics[:0])
+    none = evidence_table(
+        included_works(corpus, tables.screening().iloc[:0], pdfs, parsed),
+        corpus,
+        library[:0],
+        extracted[:0],
+        topics[:0],
+    )
     filled = evidence_table(["w1", "w2"], tables.corpus(), library, extracted, topics)
     assert len(none) == 0 and none.dtypes.to_dict() == filled.dtypes.to_dict()

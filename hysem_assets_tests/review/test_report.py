@@ -25,7 +25,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 def review() -> ReviewReport:
     flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed()))
     diagram = draw_flow(flow, title="PRISMA 2020 flow: test")
-    included = included_works(tables.corpus(), tables.pdfs(), tables.parsed())
+    included = included_works(tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed())
     evidence = evidence_table(included, tables.corpus(), tables.library(), tables.extracted(), tables.topics())
     claim = {"text": "Cohorts agree.", "citations": [{"FullCitation": "Doe, J. (w1). Study w1."}]}
     answers = pd.DataFrame(

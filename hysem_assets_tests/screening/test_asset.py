@@ -69,6 +69,7 @@ def test_decisions_go_out_to_asreview_files_and_come_back(tmp_path):
         assert exported.exit_code == 0 and "12 works (2 decided)" in exported.output
     exported = pd.read_csv(tmp_path / "decisions.csv")
     assert exported.set_index("record_id")["included"].dropna().to_dict() == {"w00": 1, "w07": 0}
+    assert exported["authors"].iloc[0] == "Doe, Jane; Roe, Rick"  # a stored list of names, written as names
 
     decisions_path(SAMPLE).unlink()
     imported = runner.invoke(main, ["screen", "import", str(tmp_path / "decisions.ris"), "--query", SAMPLE])

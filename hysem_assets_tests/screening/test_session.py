@@ -104,21 +104,19 @@ def test_one_included_and_one_excluded_switch_to_active_learning():
     standing = screen.standing(log, 0.95)
     assert standing.ranking.ranked_by == RANKED_BY_LEARNING
     assert (standing.included, standing.excluded) == (1, 1)
-    assert {screen.ids[position] for position in screen.next_records(standing, 3)} == water(screen) - {"c-0"}
+    assert screen.ids[screen.next_record(standing)] in water(screen) - {"c-0"}
     undone = screen.standing([*log, Decision("c-1", "undo")], 0.95)
     assert undone.ranking.ranked_by == RANKED_BY_CRITERIA and "c-1" not in undone.decisions
 
 
-def test_next_records_are_the_highest_ranked_undecided_ones():
+def test_the_next_record_is_the_highest_ranked_undecided_one():
     screen = screening()
     log = [Decision("c-0", "included"), Decision("c-1", "excluded", "other"), Decision("c-2", "included")]
     standing = screen.standing(log, 0.95)
-    every = screen.next_records(standing, count=100)
-    assert len(every) == len(screen) - 3 and not {screen.ids[position] for position in every} & set(standing.decisions)
     in_rank_order = [position for position in standing.ranking.order if screen.ids[position] not in standing.decisions]
-    assert every == in_rank_order and screen.next_records(standing, 2) == in_rank_order[:2]
+    assert screen.next_record(standing) == in_rank_order[0]
     decide_all = [Decision(record, "excluded", "other") for record in screen.ids]
-    assert screen.next_records(screen.standing(decide_all, 0.95), 5) == []
+    assert screen.next_record(screen.standing(decide_all, 0.95)) is None
 
 
 def test_decisions_for_records_not_in_the_corpus_are_kept_aside():
@@ -151,7 +149,7 @@ def test_the_table_has_one_row_per_work_with_its_rank_and_decision():
     screen = screening()
     log = [Decision("c-0", "included", at="t1"), Decision("c-1", "excluded", "other", at="t2")]
     standing = screen.standing(log, 0.95)
-    assert not standing.finished
+    assert not standing.estimate.stop
     table = screen.table(standing, 0.25)
     assert tuple(table.columns) == SCREENING_COLUMNS and table["cluster_id"].tolist() == screen.ids
     assert sorted(table["rank"]) == list(range(1, len(screen) + 1))
@@ -178,10 +176,10 @@ def test_once_the_stopping_rule_is_met_no_undecided_work_proceeds():
     log = [Decision(f"c-{n}", "included") for n in range(5)]
     log += [Decision(f"c-{n}", "excluded", "other") for n in range(5, 55)]
     standing = screen.standing(log, target_recall=0.8)
-    assert standing.finished and standing.estimate.unscreened == 5
+    assert standing.estimate.stop and standing.estimate.unscreened == 5
     table = screen.table(standing, 1.0)
     assert table["proceeds"].tolist() == (table["decision"] == "included").tolist()
-    assert not screen.standing(log, target_recall=0.95).finished  # 5/6 is short of 95%
+    assert not screen.standing(log, target_recall=0.95).estimate.stop  # 5/6 is short of 95%
 
 
 def test_an_empty_corpus_gives_an_empty_table_typed_like_a_filled_one():
@@ -189,8 +187,8 @@ def test_an_empty_corpus_gives_an_empty_table_typed_like_a_filled_one():
     filled_table = filled.table(filled.standing([], 0.95), 0.2)
     empty = Screening(works([]), CRITERIA)
     standing = empty.standing([Decision("gone", "included")], 0.95)
-    assert len(empty) == 0 and standing.unknown == ["gone"] and standing.finished
-    assert empty.next_records(standing, 3) == []
+    assert len(empty) == 0 and standing.unknown == ["gone"] and standing.estimate.stop
+    assert empty.next_record(standing) is None
     table = empty.table(standing, 0.2)
     assert len(table) == 0 and table.dtypes.to_dict() == filled_table.dtypes.to_dict()
     assert tuple(table.columns) == SCREENING_COLUMNS
@@ -202,9 +200,9 @@ def test_a_corpus_of_one_record_is_screened():
     assert table[["rank", "decision"]].values.tolist() == [[1, "undecided"]]
     assert table["proceeds"].tolist() == [True]  # the top 10% of one work rounds up to that work
     excluded = screen.standing([Decision("c-0", "excluded", "other")], 0.95)
-    assert excluded.finished and screen.table(excluded, 0.1)["proceeds"].tolist() == [False]
+    assert excluded.estimate.stop and screen.table(excluded, 0.1)["proceeds"].tolist() == [False]
     included = screen.standing([Decision("c-0", "included")], 0.95)
-    assert included.finished and screen.table(included, 0.1)["proceeds"].tolist() == [True]
+    assert included.estimate.stop and screen.table(included, 0.1)["proceeds"].tolist() == [True]
 
 
 def test_works_without_title_or_abstract_can_still_be_screened():
@@ -228,3 +226,33 @@ def test_a_protocols_eligibility_gives_its_criteria_and_reasons():
     criteria = query_criteria(eligibility, "generic", ["ignored"])
     assert (criteria.inclusion, criteria.exclusion) == (["Field studies of nitrate"], ["Laboratory studies", " "])
     assert criteria.reasons == ["Laboratory studies", "other"] and criteria.note == ""
+
+
+def test_exclusions_worded_as_negations_do_not_count_the_inclusion_topic_against_a_record():
+    texts = [
+        "machine learning of air pollution and cardiovascular mortality",
+        "air pollution and cardiovascular mortality in a cohort",
+        "machine learning for air pollution forecasts",
+    ]
+    inclusion = ["air pollution", "cardiovascular outcomes", "machine learning methods"]
+    negated = ["No air pollution exposure", "No cardiovascular outcome", "No machine learning method"]
+    records = featurize(texts)
+    assert list(criteria_relevance(records, inclusion, negated)) == pytest.approx(
+        list(criteria_relevance(records, inclusion))
+    )
+    scores = criteria_relevance(records, inclusion, negated)
+    assert scores[0] > max(scores[1], scores[2])  # the record meeting every criterion ranks first
+
+
+def test_the_sample_protocols_criteria_rank_records_meeting_them_first():
+    from hysem_assets.protocols import load_protocol
+
+    eligibility = load_protocol("pollution-cardio-ml").eligibility
+    texts = [
+        "Machine learning prediction of stroke admissions from ambient particulate matter",
+        "Particulate matter and stroke admissions: a time-series study",
+        "Deep learning forecasts of ozone levels",
+        "Household cooking fuel, indoor air pollution and blood pressure in mice",
+    ]
+    scores = criteria_relevance(featurize(texts), eligibility.inclusion, eligibility.exclusion)
+    assert int(np.argmax(scores)) == 0 and scores[3] == min(scores)

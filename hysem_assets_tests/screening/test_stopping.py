@@ -8,34 +8,36 @@ import pytest
 
 from hysem_assets.screening.stopping import estimate_recall
 
+TARGET = 0.95  # the profile's default target recall
+
 
 def test_with_nothing_screened_every_unscreened_record_may_be_relevant():
-    estimate = estimate_recall([], 250)
+    estimate = estimate_recall([], 250, TARGET)
     assert (estimate.screened, estimate.found, estimate.remaining_at_most) == (0, 0, 250)
     assert estimate.recall_at_least == 0.0 and not estimate.stop
 
 
 def test_with_nothing_left_to_screen_screening_stops():
-    estimate = estimate_recall([1, 0, 0, 1, 0], 0)
+    estimate = estimate_recall([1, 0, 0, 1, 0], 0, TARGET)
     assert estimate.remaining_at_most == 0 and estimate.recall_at_least == 1.0 and estimate.stop
-    assert estimate_recall([], 0).stop  # an empty screening is finished too
+    assert estimate_recall([], 0, TARGET).stop  # an empty screening is finished too
     assert estimate.as_dict()["stop"] is True and estimate.as_dict()["found"] == 2
 
 
 def test_without_a_relevant_record_found_the_rule_never_stops_early():
-    estimate = estimate_recall([0] * 500, 100)
+    estimate = estimate_recall([0] * 500, 100, TARGET)
     assert estimate.recall_at_least == 0.0 and not estimate.stop
 
 
 def test_a_long_run_of_exclusions_after_many_inclusions_says_stop():
-    estimate = estimate_recall([1] * 100 + [0] * 500, 500)
+    estimate = estimate_recall([1] * 100 + [0] * 500, 500, TARGET)
     assert estimate.found == 100 and estimate.remaining_at_most <= 5
     assert estimate.recall_at_least >= 0.95 and estimate.stop
     # the same decisions with the inclusions last: the recent records are rich, so the rest may be too
-    busy = estimate_recall([0] * 500 + [1] * 100, 500)
+    busy = estimate_recall([0] * 500 + [1] * 100, 500, TARGET)
     assert busy.remaining_at_most > 50 and not busy.stop
     # only inclusions so far: every window found all it drew, which rejects nothing
-    assert estimate_recall([1] * 100, 500).remaining_at_most == 500
+    assert estimate_recall([1] * 100, 500, TARGET).remaining_at_most == 500
 
 
 def test_the_bound_is_the_largest_count_the_hypergeometric_test_keeps():
@@ -44,9 +46,9 @@ def test_the_bound_is_the_largest_count_the_hypergeometric_test_keeps():
     (5*4)/(55*54) = 0.0067 (rejected). So at most 1 remains and recall is at least 5/6."""
     estimate = estimate_recall([1] * 5 + [0] * 50, 5, target_recall=0.8)
     assert estimate.remaining_at_most == 1 and estimate.recall_at_least == pytest.approx(5 / 6) and estimate.stop
-    assert not estimate_recall([1] * 5 + [0] * 50, 5).stop  # 5/6 misses the default 95% target
+    assert not estimate_recall([1] * 5 + [0] * 50, 5, TARGET).stop  # 5/6 misses the default 95% target
     # at 90% confidence 0.091 falls below 0.10: even one is rejected, and recall is at least 1
-    assert estimate_recall([1] * 5 + [0] * 50, 5, confidence=0.9).remaining_at_most == 0
+    assert estimate_recall([1] * 5 + [0] * 50, 5, TARGET, confidence=0.9).remaining_at_most == 0
 
 
 def test_the_bound_lies_between_the_worst_case_and_perfect_recall():
@@ -56,7 +58,7 @@ def test_the_bound_lies_between_the_worst_case_and_perfect_recall():
     for _ in range(30):
         screened, unscreened = int(rng.integers(1, 300)), int(rng.integers(0, 300))
         labels = (rng.random(screened) < rng.random()).astype(int)
-        estimate = estimate_recall(labels, unscreened)
+        estimate = estimate_recall(labels, unscreened, TARGET)
         assert 0 <= estimate.remaining_at_most <= unscreened
         found = int(labels.sum())
         if found:
@@ -82,7 +84,7 @@ def test_stopping_when_the_rule_says_so_keeps_the_promised_recall_in_seeded_tria
     for seed in range(50):
         labels = ranked_screening(seed)
         for screened in range(20, len(labels) + 1, 20):
-            estimate = estimate_recall(labels[:screened], len(labels) - screened)
+            estimate = estimate_recall(labels[:screened], len(labels) - screened, TARGET)
             if estimate.stop:
                 break
         true_recall = labels[:screened].sum() / labels.sum()
