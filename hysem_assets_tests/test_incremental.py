@@ -32,6 +32,7 @@ INDEXED = (
     "raw_metadata/openalex",
     "raw_metadata/scopus",
     "deduped_corpus",
+    "screening",
     "pdfs",
     "library",
     "parsed_docs",

@@ -4,12 +4,15 @@ killed with SIGKILL loses nothing it acknowledged. Screenshots land in test-arti
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,15 +42,17 @@ class Server:
     def __init__(self, home: Path) -> None:
         environment = {**os.environ, "HYSEM_HOME": str(home)}
         command = [HYSEM, "screen", "--query", SAMPLE, "--port", "0", "--no-open"]
-        self.process = subprocess.Popen(command, env=environment, stderr=subprocess.PIPE, text=True)
+        self.output = home / f"screen-{time.monotonic_ns()}.log"  # a file, never a pipe that could fill up
+        with open(self.output, "w") as output:
+            self.process = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
         self.url = ""
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not self.url:
-            line = self.process.stderr.readline()
-            if not line and self.process.poll() is not None:
-                raise RuntimeError(f"hysem screen exited with {self.process.returncode}")
-            found = re.search(r"at (http://\S+/)", line)
+            if self.process.poll() is not None:
+                raise RuntimeError(f"hysem screen exited with {self.process.returncode}: {self.output.read_text()}")
+            found = re.search(r"at (http://\S+/)", self.output.read_text())
             self.url = found.group(1) if found else ""
+            time.sleep(0.2)
         assert self.url, "hysem screen did not announce its address"
 
     def kill(self) -> None:
@@ -149,18 +154,29 @@ def test_two_pages_share_one_log_and_a_killed_server_loses_nothing(browser, serv
     assert len(decisions()) == 3 and ("excluded", "wrong exposure") in decisions().values()
 
 
-def test_a_bad_request_is_refused_in_words(server: Server) -> None:
-    import json
-    import urllib.error
-    import urllib.request
+def post(url: str, body: dict, headers: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())["error"]
 
-    request = urllib.request.Request(
-        server.url + "api/decide",
-        data=json.dumps({"record_id": "w00", "action": "excluded", "reason": "because"}).encode(),
-        method="POST",
+
+def test_bad_or_foreign_requests_are_refused_in_words(server: Server) -> None:
+    decide = server.url + "api/decide"
+    as_json = {"Content-Type": "application/json"}
+    status, error = post(decide, {"record_id": "w00", "action": "excluded", "reason": "because"}, as_json)
+    assert status == 400 and "exclude with one of the protocol's reasons" in error
+    status, error = post(decide, {"record_id": ["w00"], "action": "included"}, as_json)
+    assert status == 400 and "is not a work of query" in error
+    # what another site could send without asking: a form post, or JSON from its own origin
+    assert post(decide, {"record_id": "w00", "action": "included"}, {"Content-Type": "text/plain"})[0] == 415
+    foreign = {**as_json, "Origin": "http://evil.example"}
+    assert post(decide, {"record_id": "w00", "action": "included"}, foreign) == (
+        403,
+        "requests from other sites are refused",
     )
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        urllib.request.urlopen(request, timeout=30)
-    assert refused.value.code == 400
-    assert "exclude with one of the protocol's reasons" in json.loads(refused.value.read())["error"]
+    rebound = {**as_json, "Host": "evil.example:80"}
+    assert post(server.url + "api/undo", {}, rebound)[0] == 403
     assert decisions() == {}
