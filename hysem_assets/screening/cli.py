@@ -70,9 +70,10 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
     try:
         asyncio.run(serve(page, host, port, ready))
     except KeyboardInterrupt:
-        click.echo("Stopped.", err=True)
+        pass
     except OSError as exc:
         raise click.ClickException(f"cannot serve on {host}:{port} ({exc.strerror}); choose another --port") from exc
+    click.echo("Stopped.", err=True)
 
 
 @screen.command("import")

@@ -18,6 +18,7 @@ without asking first).
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
@@ -166,7 +167,11 @@ def screening_app(page: ScreeningPage, hosts: set[str]) -> web.Application:
 
 
 async def serve(page: ScreeningPage, host: str, port: int, ready: Callable[[str], None]) -> None:
-    """Serve the page until cancelled; ``ready`` gets its address once it listens."""
+    """Serve the page until cancelled or sent SIGTERM (even by a parent that ignores or blocks it:
+    a server must stop when told); ``ready`` gets its address once it listens."""
+    stopped = asyncio.Event()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopped.set)
     hosts: set[str] = set()
     runner = web.AppRunner(screening_app(page, hosts))
     await runner.setup()
@@ -175,6 +180,6 @@ async def serve(page: ScreeningPage, host: str, port: int, ready: Callable[[str]
         bound_host, bound_port = runner.addresses[0][:2]
         hosts.update(f"{name}:{bound_port}" for name in ("127.0.0.1", "localhost", "[::1]", host, bound_host))
         ready(f"http://{bound_host}:{bound_port}/")
-        await asyncio.Event().wait()
+        await stopped.wait()
     finally:
         await runner.cleanup()
