@@ -5,7 +5,7 @@ has made both decisions, records are ordered by how much of the inclusion criter
 content words and word pairs they share (cosine of TF-IDF vectors, in the ranker's own
 features and term weights), less half their similarity to what the exclusion criteria add:
 their words that the inclusion criteria do not use, since exclusions are often negations of
-inclusions ("no cardiovascular outcome") whose topic words must not count against a record.
+inclusions ("no eligible outcome reported") whose topic words must not count against a record.
 The inclusion criteria's content words are the key terms the screening page highlights.
 """
 
