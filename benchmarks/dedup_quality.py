@@ -22,9 +22,10 @@ from pathlib import Path
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.dedup import cluster_records, standardize_columns
+from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.evaluation import groups_of, is_labelled_set, pairs_of, pairwise_scores, read_labelled_set
 from hysem_assets.dedup.normalize import normalize_title
+from hysem_assets.dedup.tabular import standardize_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "realdata" / "dedup_bib_dedupe"

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from hysem_assets.dedup import cluster_records
+from hysem_assets.dedup.cluster import cluster_records
 
 OPENINGS = (
     "the effect of", "a randomized trial of", "association between", "impact of",

@@ -38,16 +38,16 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.minilm import packaged_model_path
-from hysem_assets.onnx_encoder import threads
-from hysem_assets.profile import VectorIndexSettings
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.embedding.minilm import packaged_model_path
+from hysem_assets.embedding.onnx_encoder import threads
+from hysem_assets.embedding.vector_cache import VectorCache
 from hysem_assets.retrieval.chunking import work_chunks
-from hysem_assets.retrieval.indexing import searchable_text
+from hysem_assets.settings.profile import VectorIndexSettings
 from hysem_assets.sources.crossref_json import jats_to_text
 from hysem_assets.sources.openalex_json import parse_work
 from hysem_assets.sources.pubmed_xml import parse_efetch
-from hysem_assets.vector_cache import VectorCache
+from hysem_assets.stores.chunks import searchable_text
 
 ROOT = Path(__file__).resolve().parents[1]
 REALDATA = ROOT.parent / "shared" / "realdata"

@@ -29,13 +29,13 @@ from pathlib import Path
 import yaml
 from tabulate import tabulate
 
-from hysem_assets.environment import config_dir
-from hysem_assets.extraction import Document, extract_documents_sync
-from hysem_assets.extraction.text import split_sentences
-from hysem_assets.llm import build_backend
-from hysem_assets.protocols import load_protocol
-from hysem_assets.terms import load_dictionary
-from hysem_assets.terms.matcher import matchable
+from hysem_assets.core.matcher import matchable
+from hysem_assets.core.text import split_sentences
+from hysem_assets.extraction.documents import Document, extract_documents_sync
+from hysem_assets.llm.registry import build_backend
+from hysem_assets.settings.dictionaries import load_dictionary
+from hysem_assets.settings.environment import config_dir
+from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 SAMPLE = PROJECT_ROOT / "hysem_assets" / "sample"

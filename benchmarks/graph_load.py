@@ -26,8 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from hysem_assets.knowledge.build import build_partition_graph
-from hysem_assets.knowledge.schema import GraphSchema, graph_schema
-from hysem_assets.protocols import load_protocol, load_protocols
+from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import (
     BATCH_SIZE,
     GraphStore,
@@ -38,6 +37,7 @@ from hysem_assets.stores.graph import (
     batched,
     load_partition,
 )
+from hysem_assets.stores.graph_schema import GraphSchema, graph_schema
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets.stores.neo4j_graph import Neo4jGraphStore
 from hysem_assets_tests.neo4j_launcher import running_neo4j

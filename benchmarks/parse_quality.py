@@ -47,10 +47,10 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 from tabulate import tabulate
 
-from hysem_assets.parsing import ParseOptions, parse_pdf
 from hysem_assets.parsing.native import native_converter
 from hysem_assets.parsing.ocr import engine_problem
-from hysem_assets.parsing.options import OCR_ENGINES
+from hysem_assets.parsing.options import OCR_ENGINES, ParseOptions
+from hysem_assets.parsing.parse import parse_pdf
 from hysem_assets.parsing.preflight import NO_READABLE_TEXT, open_problem
 from hysem_assets_tests.parsing.builders import STAMP, column_lines, scanned_pdf, two_column_pdf
 

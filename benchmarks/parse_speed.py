@@ -19,10 +19,10 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from hysem_assets.parsing import ParseOptions, parse_many
 from hysem_assets.parsing.native import native_converter
 from hysem_assets.parsing.ocr import engine_problem
-from hysem_assets.parsing.options import OCR_ENGINES
+from hysem_assets.parsing.options import OCR_ENGINES, ParseOptions
+from hysem_assets.parsing.pool import parse_many
 from hysem_assets.parsing.preflight import open_problem
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,9 +27,10 @@ import pandas as pd
 from aiohttp import web
 from fetch_throughput import max_in_window
 
-from hysem_assets.fulltext import PdfLimits, download_pdfs
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.profile import HttpSettings
+from hysem_assets.fulltext.download import PdfLimits
+from hysem_assets.fulltext.pdfs import download_pdfs
+from hysem_assets.mirror.server import default_snapshot_dir
+from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint
 
 PDF = (default_snapshot_dir() / "files" / "10.9999_eer.2022.214.pdf").read_bytes()

@@ -36,13 +36,13 @@ from typing import Any
 
 from tabulate import tabulate
 
-from hysem_assets.extraction import Document, extract_documents_sync
+from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.extraction.publication_types import record_types, stated_values
-from hysem_assets.llm import build_backend
+from hysem_assets.llm.registry import build_backend
 from hysem_assets.pico.corpus import split, training_corpus
 from hysem_assets.pico.evaluation import GENERIC_FIELDS, document_text, span_scores, value_scores
 from hysem_assets.pico.tagger import load
-from hysem_assets.protocols import Protocol, load_protocol
+from hysem_assets.settings.protocols import Protocol, load_protocol
 from hysem_assets_tests.paths import REALDATA
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -75,11 +75,12 @@ def cold(query: str, questions: list[str], repeat: int, cores: int) -> None:
 
 
 def run(query: str, repeat: int, cores: int) -> None:
-    from hysem_assets.profile import load_profile
-    from hysem_assets.qa import answer_questions, load_questions
+    from hysem_assets.qa.answer import answer_questions
     from hysem_assets.qa.ask import read_tables
     from hysem_assets.qa.engine import tables_engine
+    from hysem_assets.qa.questions import load_questions
     from hysem_assets.retrieval.search import search
+    from hysem_assets.settings.profile import load_profile
 
     questions = load_questions()[query]
     settings = load_profile().assets

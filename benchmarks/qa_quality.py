@@ -150,10 +150,10 @@ def overall(frame: pd.DataFrame) -> dict[str, float]:
 
 
 def run(path: Path, limit: int | None) -> None:
-    from hysem_assets.environment import hysem_home
-    from hysem_assets.profile import load_profile
-    from hysem_assets.qa import answer_question
+    from hysem_assets.qa.answer import answer_question
     from hysem_assets.qa.engine import tables_engine
+    from hysem_assets.settings.environment import hysem_home
+    from hysem_assets.settings.profile import load_profile
 
     labelled = yaml.safe_load(path.read_text(encoding="utf-8"))
     query, labels = labelled["query"], labelled["questions"][:limit]

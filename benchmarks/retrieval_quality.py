@@ -33,17 +33,18 @@ import bm25s
 import numpy as np
 from tabulate import tabulate
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.extraction.text import normalized_sentence, sentence_spans
-from hysem_assets.identifiers import normalize_doi
+from hysem_assets.core.identifiers import normalize_doi
+from hysem_assets.core.text import normalized_sentence, sentence_spans
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.beir import DEPTH, corpus_chunks, evaluate_beir, load_beir
-from hysem_assets.retrieval.indexing import index_chunks, searchable_text
+from hysem_assets.retrieval.indexing import index_chunks
 from hysem_assets.retrieval.metrics import ndcg_at_k, recall_at_k
 from hysem_assets.retrieval.search import METHODS, Hit, reciprocal_rank_fusion, search
 from hysem_assets.sources.crossref_json import jats_to_text
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.openalex_json import rebuild_abstract
 from hysem_assets.sources.pubmed_xml import parse_efetch
+from hysem_assets.stores.chunks import searchable_text
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 
 ROOT = Path(__file__).resolve().parents[1]

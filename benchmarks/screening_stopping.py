@@ -40,11 +40,11 @@ import bm25s
 import numpy as np
 from tabulate import tabulate
 
-from hysem_assets.profile import ScreeningSettings
 from hysem_assets.screening.criteria import criteria_relevance
 from hysem_assets.screening.ranker import RankerSettings, active_ranker, featurize, record_text
 from hysem_assets.screening.simulation import draw_priors, read_dataset
 from hysem_assets.screening.stopping import CONFIDENCE, estimate_recall
+from hysem_assets.settings.profile import ScreeningSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "realdata" / "screening_asreview"

@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.profile import TERM_THRESHOLD
-from hysem_assets.terms import build_dictionary, map_terms
+from hysem_assets.settings.dictionaries import build_dictionary
+from hysem_assets.settings.profile import TERM_THRESHOLD
+from hysem_assets.terms.mapping import map_terms
 
 DEFAULT_PAIRS = Path(__file__).resolve().parents[1] / "hysem_assets_tests" / "terms" / "synonym_pairs.csv"
 SWEEP = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)

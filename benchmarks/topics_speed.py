@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.topics import TopicSettings, build_topics
+from hysem_assets.topics.config import TopicSettings
+from hysem_assets.topics.model import build_topics
 
 THEMES = [
     "ozone nitrogen dioxide particulate emission traffic smog sulphur monitor station concentration wildfire smoke soot".split(),

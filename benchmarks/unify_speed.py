@@ -22,8 +22,10 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.terms import build_dictionary, dictionary_embeddings, map_terms
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.settings.dictionaries import build_dictionary
+from hysem_assets.terms.embeddings import dictionary_embeddings
+from hysem_assets.terms.mapping import map_terms
 
 WORDS = """
 air ambient annual arterial atrial bayesian black blood boosted carbon cardiac cardiovascular causal chronic

@@ -12,12 +12,26 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from hysem_assets import cli_errors, environment, redaction
-from hysem_assets.knowledge.schema import SchemaError, graph_schema
+from hysem_assets import cli_errors
 from hysem_assets.parsing.options import OCR_ENGINES, PIPELINES, ParseOptions
-from hysem_assets.protocols import DEFAULT_PROTOCOL, ProtocolError, available_protocols, load_protocol, load_protocols
-from hysem_assets.queries import METADATA_SOURCES, QueryError, append_query, get_query, load_queries, new_query_spec
 from hysem_assets.screening.cli import screen
+from hysem_assets.settings import environment, redaction
+from hysem_assets.settings.protocols import (
+    DEFAULT_PROTOCOL,
+    ProtocolError,
+    available_protocols,
+    load_protocol,
+    load_protocols,
+)
+from hysem_assets.settings.queries import (
+    METADATA_SOURCES,
+    QueryError,
+    append_query,
+    get_query,
+    load_queries,
+    new_query_spec,
+)
+from hysem_assets.stores.graph_schema import SchemaError, graph_schema
 
 SAMPLE_QUERY = "air-pollution-cardio-ml"
 
@@ -216,7 +230,7 @@ def materialize(slug: str, selection: str | None, allow_partial: bool) -> None:
 @click.option("--wait", is_flag=True, help="Wait until every run has finished; fail if any did not succeed.")
 def backfill(slugs: str, assets: str | None, url: str, wait: bool) -> None:
     """Backfill several queries through the Dagster daemon, as the UI's backfill does."""
-    from hysem_assets.backfill import GraphQLError, launch_backfill, wait_for_backfill
+    from hysem_assets.runs.backfill import GraphQLError, launch_backfill, wait_for_backfill
 
     names = [s.strip() for s in slugs.split(",") if s.strip()]
     for slug in names:
@@ -273,9 +287,9 @@ def doctor(fix: bool) -> None:
     """List what keeps runs from going on (dead runs, held pool slots, damaged asset files, store locks,
     incomplete stores)."""
     from hysem_assets.definitions import defs
-    from hysem_assets.instance import get_instance
-    from hysem_assets.resources import build_resources
+    from hysem_assets.defs.resources import build_resources
     from hysem_assets.runs.doctor import examine
+    from hysem_assets.runs.instance import get_instance
 
     graph = defs.resolve_asset_graph()
     keys = sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())
@@ -328,7 +342,7 @@ def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
 
     CSV cells that a spreadsheet would evaluate (``=``, ``+``, ``-``, ``@``) start with an apostrophe.
     """
-    from hysem_assets.spreadsheets import csv_text
+    from hysem_assets.core.spreadsheets import csv_text
 
     if output is not None and not output.parent.is_dir():
         raise click.UsageError(f"-o {output}: the folder {output.parent} does not exist.")
@@ -390,9 +404,8 @@ def dedupe(input_path: Path, output: Path | None, explain: tuple[str, str] | Non
     share one are the same work. Problems in the input are reported, never dropped.
     ``--explain ID1 ID2`` prints the evidence for and against merging two records.
     """
-    from hysem_assets.dedup import dedupe_table, explain_table, read_bibliography
-    from hysem_assets.dedup.tabular import BibliographyError
-    from hysem_assets.spreadsheets import write_csv
+    from hysem_assets.core.spreadsheets import write_csv
+    from hysem_assets.dedup.tabular import BibliographyError, dedupe_table, explain_table, read_bibliography
 
     if not explain and output is None:
         raise click.UsageError("Give -o FILE for the deduplicated rows, or --explain ID1 ID2.")
@@ -450,12 +463,12 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
     """
     import logging
 
-    from hysem_assets.environment import hysem_home
+    from hysem_assets.core.progress import Progress
+    from hysem_assets.extraction.backends import build_backend
     from hysem_assets.extraction.inputs import read_records
     from hysem_assets.extraction.rows import documents_to_extract, extracted_rows
-    from hysem_assets.llm import build_backend
-    from hysem_assets.profile import load_profile
-    from hysem_assets.progress import Progress
+    from hysem_assets.settings.environment import hysem_home
+    from hysem_assets.settings.profile import load_profile
 
     protocol = load_protocol(protocol_name)
     try:
@@ -549,7 +562,8 @@ def train_tagger(data: Path, output: Path | None) -> None:
 )
 def parse(pdf: Path, output: Path | None, pipeline: str, artifacts_path: Path | None, ocr_engine: str) -> None:
     """Parse one PDF to Markdown with the same code as the parsed_docs asset; exits 1 when it cannot."""
-    from hysem_assets.parsing import ParseOptions, parse_pdf
+    from hysem_assets.parsing.options import ParseOptions
+    from hysem_assets.parsing.parse import parse_pdf
 
     try:
         options = ParseOptions(pipeline=pipeline, artifacts_path=artifacts_path, ocr_engine=ocr_engine)
@@ -622,7 +636,7 @@ def export_preferences_command(output: Path | None, fmt: str) -> None:
     """Materialize preference_dataset from every query's preference log (DPO: prompt, chosen, rejected)."""
     import shutil
 
-    from hysem_assets.environment import hysem_home
+    from hysem_assets.settings.environment import hysem_home
 
     if not _materialize_preference_dataset().success:
         raise click.ClickException("preference_dataset failed; see the log above.")
@@ -643,7 +657,7 @@ def eval_retrieval(folder: Path, method: str, split: str) -> None:
     Uses the chunking, indexes and search of the vector_index asset and the QA stage;
     hybrid is Qdrant's Reciprocal Rank Fusion (k = 60) of the dense and BM25 lists.
     """
-    from hysem_assets.resources import build_resources
+    from hysem_assets.defs.resources import build_resources
     from hysem_assets.retrieval.beir import evaluate_beir
 
     try:
@@ -674,7 +688,7 @@ def ui(port: int) -> None:
     import os
     import socket
 
-    from hysem_assets.instance import prepare_dagster_home
+    from hysem_assets.runs.instance import prepare_dagster_home
 
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         try:
@@ -698,8 +712,8 @@ def _date(value: dt.datetime | None) -> dt.date | None:
 
 def _register_partitions(slugs: list[str]) -> list[str]:
     """Register the partitions not yet known; returns those it added."""
-    from hysem_assets.instance import get_instance
-    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.defs.partitions import queries_partitions
+    from hysem_assets.runs.instance import get_instance
 
     instance = get_instance()
     known = set(instance.get_dynamic_partitions(queries_partitions.name))
@@ -710,8 +724,8 @@ def _register_partitions(slugs: list[str]) -> list[str]:
 
 
 def _unregister_partitions(slugs: list[str]) -> None:
-    from hysem_assets.instance import get_instance
-    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.defs.partitions import queries_partitions
+    from hysem_assets.runs.instance import get_instance
 
     instance = get_instance()
     for slug in slugs:
@@ -738,7 +752,7 @@ def _materialize(slug: str, selection: str | None, allow_partial: bool = False, 
         selection = " or ".join(f'key:"{key}"' for key in keys)
     resources = defs.resources
     if allow_partial:
-        from hysem_assets.resources import build_resources, load_profile
+        from hysem_assets.defs.resources import build_resources, load_profile
 
         resources = build_resources(load_profile().model_copy(update={"allow_partial_results": True}))
     _register_partitions([slug])
@@ -766,7 +780,7 @@ def _rematerialize(slug: str, assets: list[str]) -> str:
 
 def _supervised(command: str, launch):
     """One run, after dead runs are reclaimed; signals stop it cleanly and pool waits are shown."""
-    from hysem_assets.instance import get_instance
+    from hysem_assets.runs.instance import get_instance
     from hysem_assets.runs.supervise import run_supervised
 
     instance = get_instance()
@@ -776,7 +790,7 @@ def _supervised(command: str, launch):
 
 def _stuck_runs_hint() -> None:
     """After ``status``: say when a dead run still holds a pool, which stops later runs after ``library``."""
-    from hysem_assets.instance import get_instance
+    from hysem_assets.runs.instance import get_instance
     from hysem_assets.runs.reclaim import describe_claims, stale_runs
 
     for run in stale_runs(get_instance()):
@@ -856,8 +870,8 @@ def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
     from dagster import AssetKey
 
     from hysem_assets.definitions import defs
-    from hysem_assets.instance import get_instance
-    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.defs.partitions import queries_partitions
+    from hysem_assets.runs.instance import get_instance
 
     key = AssetKey.from_user_string(asset)
     known = sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())
@@ -875,7 +889,7 @@ def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
 
 def _status_rows(slug: str) -> list[dict]:
     from hysem_assets.definitions import defs
-    from hysem_assets.instance import get_instance
+    from hysem_assets.runs.instance import get_instance
     from hysem_assets.runs.integrity import stored_assets
 
     graph = defs.resolve_asset_graph()

@@ -13,8 +13,8 @@ import re
 import traceback
 from collections.abc import Iterator
 
-from hysem_assets.environment import MIN_FREE_MB, free_megabytes, hysem_home
-from hysem_assets.redaction import redact
+from hysem_assets.settings.environment import MIN_FREE_MB, free_megabytes, hysem_home
+from hysem_assets.settings.redaction import redact
 
 #: Errors whose own message is already the one line a user needs.
 _PLAIN = (

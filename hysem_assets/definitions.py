@@ -4,25 +4,21 @@ import os
 
 from dagster import Definitions, ExecutorDefinition, multiprocess_executor
 
-from hysem_assets.acquisition.assets import raw_metadata_assets
-from hysem_assets.acquisition.corpus import deduped_corpus
-from hysem_assets.extraction.assets import extracted_fields
-from hysem_assets.fulltext.assets import library, pdfs
-from hysem_assets.intake import add_query_job
-from hysem_assets.jobs import qa_job, query_job, screening_job
-from hysem_assets.knowledge.assets import knowledge_graph, report_assets, vector_index
-from hysem_assets.knowledge.schema import graph_schema
-from hysem_assets.knowledge.summary_tree_asset import summary_tree
-from hysem_assets.parsing.assets import parsed_docs
-from hysem_assets.placement import TAG_CONCURRENCY_LIMITS
-from hysem_assets.protocols import load_protocols
-from hysem_assets.qa.assets import preference_dataset, qa_answers
-from hysem_assets.resources import build_resources
-from hysem_assets.review.assets import evidence_table, prisma_flow
-from hysem_assets.screening.assets import screening
-from hysem_assets.sensors import added_query_sensor, queries_sensor, screening_decisions_sensor
-from hysem_assets.terms.assets import canonical_terms
-from hysem_assets.topics.assets import topics
+from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
+from hysem_assets.defs.enrichment import canonical_terms, extracted_fields, topics
+from hysem_assets.defs.fulltext import library, pdfs
+from hysem_assets.defs.intake import add_query_job
+from hysem_assets.defs.jobs import qa_job, query_job, screening_job
+from hysem_assets.defs.knowledge import knowledge_graph, report_assets, summary_tree, vector_index
+from hysem_assets.defs.parsing import parsed_docs
+from hysem_assets.defs.placement import TAG_CONCURRENCY_LIMITS
+from hysem_assets.defs.qa import preference_dataset, qa_answers
+from hysem_assets.defs.resources import build_resources
+from hysem_assets.defs.review import evidence_table, prisma_flow
+from hysem_assets.defs.screening import screening
+from hysem_assets.defs.sensors import added_query_sensor, queries_sensor, screening_decisions_sensor
+from hysem_assets.settings.protocols import load_protocols
+from hysem_assets.stores.graph_schema import graph_schema
 
 
 def executor() -> ExecutorDefinition:

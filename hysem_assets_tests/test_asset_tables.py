@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from hysem_assets.asset_tables import file_columns, file_problem, write_parquet
+from hysem_assets.stores.tables import file_columns, file_problem, write_parquet
 
 
 def stored(tmp_path: Path) -> Path:

@@ -23,9 +23,9 @@ import pytest
 import yaml
 from pypdf import PdfReader
 
-from hysem_assets.mirror import MirrorServer, Snapshot, bundled_snapshot_dirs, default_snapshot_dir
 from hysem_assets.mirror.search import compile_query
-from hysem_assets.queries import load_queries
+from hysem_assets.mirror.server import MirrorServer, Snapshot, bundled_snapshot_dirs, default_snapshot_dir
+from hysem_assets.settings.queries import load_queries
 from hysem_assets.sources import openalex, pubmed, scopus
 from hysem_assets.sources.base import Endpoint
 from hysem_assets_tests.paths import PROJECT_ROOT

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from dagster import DagsterInstance
 
 from hysem_assets.cli import SAMPLE_QUERY, main
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.protocols import load_protocol
+from hysem_assets.mirror.server import default_snapshot_dir
+from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.parsing.builders import scanned_pdf
 
 EXPECTED = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]

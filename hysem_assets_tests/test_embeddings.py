@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hysem_assets import onnx_encoder
-from hysem_assets.embeddings import Encoder, load_encoder, profile_encoder
-from hysem_assets.environment import hysem_home
-from hysem_assets.minilm import MODEL_NAME, packaged_model_path
+from hysem_assets.embedding import onnx_encoder
+from hysem_assets.embedding.encoder import Encoder, load_encoder, profile_encoder
+from hysem_assets.embedding.minilm import MODEL_NAME, packaged_model_path
+from hysem_assets.settings.environment import hysem_home
 from hysem_assets.sources.pubmed_xml import parse_efetch
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hysem_assets.empty import NO_RECORDS, empty_note, nothing_to_check, typed_empty, typed_when_empty
+from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check, typed_empty, typed_when_empty
 
 DTYPES = {"cluster_id": object, "pages": "int64", "seconds": "float64", "year": "Int64", "saved": "bool"}
 

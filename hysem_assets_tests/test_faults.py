@@ -31,15 +31,14 @@ import pytest
 import yaml
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter, build_asset_context
 
+from hysem_assets.core.owner import PID_TAG
+from hysem_assets.defs.parsing import parsed_docs
+from hysem_assets.defs.resources import PdfParser, load_profile
+from hysem_assets.defs.storage import asset_file
 from hysem_assets.fulltext.store import file_sha256
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.parsing.assets import parsed_docs
-from hysem_assets.resources import PdfParser, load_profile
-from hysem_assets.retrieval.indexing import searchable_text
-from hysem_assets.runs.owner import PID_TAG
+from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.runs.reclaim import pool_claims
-from hysem_assets.storage import asset_file
-from hysem_assets.stores.chunks import point_id
+from hysem_assets.stores.chunks import point_id, searchable_text
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.parsing.bombs import decompression_bomb

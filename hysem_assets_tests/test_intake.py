@@ -8,9 +8,9 @@ import pytest
 from dagster import DagsterEventType, DagsterInstance, RunRequest, SkipReason, build_run_status_sensor_context
 
 from hysem_assets.definitions import defs
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.queries import QueryError, load_queries, new_query_spec
-from hysem_assets.sensors import added_query_sensor
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.sensors import added_query_sensor
+from hysem_assets.settings.queries import QueryError, load_queries, new_query_spec
 
 
 def _add(instance: DagsterInstance, **fields):

@@ -22,8 +22,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.mirror import MirrorServer, Snapshot, bundled_snapshot_dirs, default_snapshot_dir
-from hysem_assets.mirror.server import OVERSIZED_BYTES, SLOW_DRIP_INTERVAL_S
+from hysem_assets.mirror.server import (
+    OVERSIZED_BYTES,
+    SLOW_DRIP_INTERVAL_S,
+    MirrorServer,
+    Snapshot,
+    bundled_snapshot_dirs,
+    default_snapshot_dir,
+)
 from hysem_assets.sources.pubmed_xml import parse_esearch
 
 SAMPLE = default_snapshot_dir()

@@ -45,7 +45,11 @@ def test_the_wheel_validates_from_another_folder(tmp_path: Path):
     env.pop("HYSEM_CONFIG_DIR", None)
     (tmp_path / "dagster").mkdir()
     located = run(
-        [sys.executable, "-c", "import hysem_assets.environment as e; print(e.__file__); print(e.config_dir())"],
+        [
+            sys.executable,
+            "-c",
+            "import hysem_assets.settings.environment as e; print(e.__file__); print(e.config_dir())",
+        ],
         cwd=elsewhere,
         env=env,
     ).stdout.split()

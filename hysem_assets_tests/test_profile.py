@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.profile import ProfileError
-from hysem_assets.resources import build_resources, load_profile
+from hysem_assets.defs.resources import build_resources, load_profile
+from hysem_assets.settings.profile import ProfileError
 from hysem_assets.sources.endpoints import needs_mirror, resolve_endpoint
 
 
@@ -68,7 +68,7 @@ def test_a_misspelled_key_names_the_file_the_key_and_the_allowed_keys(tmp_path: 
 
 @pytest.mark.parametrize("profile", ["local", "gpu"])
 def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str):
-    from hysem_assets.llm import parse_backend_config
+    from hysem_assets.llm.config import parse_backend_config
 
     resources = build_resources(load_profile(profile))
     assert set(resources) == {

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from dagster import DagsterInstance, build_asset_context
 
 from hysem_assets.cli import SAMPLE_QUERY, main
-from hysem_assets.protocols import StaleProtocolError, load_protocol
-from hysem_assets.resources import TermUnifier
-from hysem_assets.terms.assets import canonical_terms
+from hysem_assets.defs.enrichment import canonical_terms
+from hysem_assets.defs.resources import TermUnifier
+from hysem_assets.settings.protocols import StaleProtocolError, load_protocol
 
 
 def invoke(*args: str):

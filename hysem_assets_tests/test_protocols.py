@@ -9,8 +9,9 @@ import pytest
 import yaml
 
 from hysem_assets.cli import SAMPLE_QUERY
-from hysem_assets.extraction import response_schema
-from hysem_assets.protocols import (
+from hysem_assets.review.evidence import STUDY_COLUMNS
+from hysem_assets.settings.fields import response_schema
+from hysem_assets.settings.protocols import (
     DEFAULT_PROTOCOL,
     MAX_FIELDS,
     RESERVED_FIELD_NAMES,
@@ -20,7 +21,6 @@ from hysem_assets.protocols import (
     load_protocols,
     protocol_for_query,
 )
-from hysem_assets.review.evidence import STUDY_COLUMNS
 
 GENERIC_FIELDS = [
     "study_design",

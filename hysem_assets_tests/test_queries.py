@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.queries import QueryError, QuerySpec, append_query, get_query, load_queries, slugify
+from hysem_assets.settings.queries import QueryError, QuerySpec, append_query, get_query, load_queries, slugify
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 

@@ -24,8 +24,8 @@ from dagster import DagsterEvent, DagsterEventType, DagsterInstance, Failure, Me
 from dagster._core.events import EngineEventData
 
 from hysem_assets.cli import HysemGroup
-from hysem_assets.instance import prepare_dagster_home
-from hysem_assets.redaction import (
+from hysem_assets.runs.instance import prepare_dagster_home
+from hysem_assets.settings.redaction import (
     MASK,
     SecretFilter,
     declare_profile_secrets,

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from pypdf import PdfReader
 
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.queries import load_queries
+from hysem_assets.mirror.server import default_snapshot_dir
+from hysem_assets.settings.queries import load_queries
 
 SAMPLE = default_snapshot_dir()
 ROOT = Path(__file__).resolve().parents[1]

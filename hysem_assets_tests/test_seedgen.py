@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from hysem_assets.mirror import MirrorServer, Snapshot
 from hysem_assets.mirror.search import compile_query
+from hysem_assets.mirror.server import MirrorServer, Snapshot
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, SkipReason, build_sensor_context
 
-from hysem_assets.partitions import queries_partitions
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.sensors import new_query_slugs, queries_sensor, screening_decisions_sensor
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
-from hysem_assets.sensors import new_query_slugs, queries_sensor, screening_decisions_sensor
 
 
 def test_new_query_slugs_keeps_file_order():

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from hysem_assets.cli import main
+from hysem_assets.core.spreadsheets import csv_text, inert
 from hysem_assets.library.exports import bibtex
 from hysem_assets.review.evidence import write_xlsx
-from hysem_assets.spreadsheets import csv_text, inert
 from hysem_assets_tests.library.corpus import sample_corpus
 
 HOSTILE = [

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.vector_cache import VectorCache
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.embedding.vector_cache import VectorCache
 
 TEXTS = ["random forest", "ozone exposure and asthma in children", "PM2.5", "random forest"]
 
@@ -72,8 +72,8 @@ def test_vectors_are_kept_apart_by_model_and_backend(tmp_path: Path) -> None:
 
 def test_the_cache_outlives_the_process(tmp_path: Path) -> None:
     script = (
-        "import sys, numpy as np; from hysem_assets.embeddings import Encoder; "
-        "from hysem_assets.vector_cache import VectorCache; "
+        "import sys, numpy as np; from hysem_assets.embedding.encoder import Encoder; "
+        "from hysem_assets.embedding.vector_cache import VectorCache; "
         "e = Encoder(backend='numpy', cache=VectorCache(sys.argv[1])); v = e.encode(['ozone', 'asthma']); "
         "np.save(sys.argv[2], v); print(e.encoded)"
     )

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.profile import ProfileError, read_profile
-from hysem_assets.yamlfile import MAX_ALIAS_EXPANSION, ConfigFileError, read_yaml_mapping
+from hysem_assets.settings.profile import ProfileError, read_profile
+from hysem_assets.settings.yamlfile import MAX_ALIAS_EXPANSION, ConfigFileError, read_yaml_mapping
 
 
 def write(tmp_path: Path, content: str | bytes) -> Path:

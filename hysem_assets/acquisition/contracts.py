@@ -6,7 +6,7 @@ from collections import Counter
 
 import pandas as pd
 
-from hysem_assets.identifiers import doi_work_key
+from hysem_assets.core.identifiers import doi_work_key
 
 
 def lost_and_repeated(raw_ids: list[str], corpus: pd.DataFrame) -> tuple[list[str], list[str]]:

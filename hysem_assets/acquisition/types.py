@@ -5,7 +5,7 @@ import warnings
 from dagster import BetaWarning
 from dagster_pandas import PandasColumn, create_dagster_pandas_dataframe_type
 
-from hysem_assets.records import CORE_COLUMNS
+from hysem_assets.core.records import CORE_COLUMNS
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", BetaWarning)

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 from rapidfuzz.distance import Indel
 
+from hysem_assets.core.identifiers import doi_work_key, normalize_pmid, strip_openalex_id
 from hysem_assets.dedup.distinctions import (
     is_recurring_title,
     looks_like_record_numbers,
@@ -39,7 +40,6 @@ from hysem_assets.dedup.normalize import (
     tokens,
     venue_kind,
 )
-from hysem_assets.identifiers import doi_work_key, normalize_pmid, strip_openalex_id
 
 #: Authors read per record.
 COMPARED_AUTHORS = 12

@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
+from hysem_assets.core.records import CORE_COLUMNS
 from hysem_assets.dedup.cluster import ClusterResult
 from hysem_assets.dedup.normalize import is_missing, split_authors
-from hysem_assets.records import CORE_COLUMNS
 
 #: Field -> how complete a value is; fields not listed: any value is as good as another.
 _COMPLETENESS: dict[str, Callable[[Any], int]] = {

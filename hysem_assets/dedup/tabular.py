@@ -21,10 +21,10 @@ import rispy
 from bibtexparser.bparser import BibTexParser
 from bibtexparser.customization import convert_to_unicode
 
+from hysem_assets.core.identifiers import extract_doi
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.explain import PairExplanation, explain_pair
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
-from hysem_assets.identifiers import extract_doi
 
 #: An entry opening such as ``@article{key,`` (not ``@comment``, ``@string`` or ``@preamble``).
 _BIBTEX_ENTRY = re.compile(

@@ -21,8 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from hysem_assets.core.matcher import TermMatcher, matchable
 from hysem_assets.extraction.reading import Reading
-from hysem_assets.terms.matcher import TermMatcher, matchable
 
 #: What may stand between a governing cue and the one it governs ("of", "nested within", "based on data from").
 _GOVERNS = re.compile(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hysem_assets.minilm import TOKENIZER_NAME, Offsets, count_tokens, wordpiece_offsets
+from hysem_assets.embedding.minilm import TOKENIZER_NAME, Offsets, count_tokens, wordpiece_offsets
 
 __all__ = ["TOKENIZER_NAME", "Chunk", "chunk_text", "count_tokens", "wordpiece_offsets"]
 

@@ -20,11 +20,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from hysem_assets.extraction.chunking import chunk_text
-from hysem_assets.extraction.fields import FieldSpec, empty_record, record_model, response_schema
 from hysem_assets.extraction.merge import merge_records
 from hysem_assets.extraction.prompts import correction_message, extraction_messages
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, TokenUsage, UnreadableText
+from hysem_assets.settings.fields import FieldSpec, empty_record, record_model, response_schema
 
 Status = Literal["ok", "error", "empty"]
 #: Called with (documents finished, documents in total) after each document.

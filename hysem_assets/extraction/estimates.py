@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hysem_assets.terms.matcher import fold, strip_markup
+from hysem_assets.core.matcher import fold, strip_markup
 
 #: Canonical measure -> (long forms, abbreviations); abbreviations match only in capitals.
 MEASURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -16,11 +16,11 @@ from typing import Any
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from hysem_assets.core.matcher import TermMatcher, fold
+from hysem_assets.core.text import sentence_spans
 from hysem_assets.extraction.categories import cue_phrases
 from hysem_assets.extraction.numbers import parse_amount
-from hysem_assets.extraction.text import sentence_spans
-from hysem_assets.protocols import Protocol, ProtocolField
-from hysem_assets.terms.matcher import TermMatcher, fold
+from hysem_assets.settings.protocols import Protocol, ProtocolField
 
 #: Least share of a value's words a sentence must hold to be its evidence when the value is not found as written.
 MIN_OVERLAP = 0.5

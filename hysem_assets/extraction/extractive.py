@@ -22,8 +22,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from hysem_assets import bert_numpy
-from hysem_assets.embeddings import Encoder
+from hysem_assets.core.matcher import TermMatcher
+from hysem_assets.core.text import not_english
+from hysem_assets.embedding import bert_numpy
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.embedding.minilm import MODEL_NAME
 from hysem_assets.extraction.categories import choose_category, value_texts
 from hysem_assets.extraction.estimates import effect_estimates
 from hysem_assets.extraction.numbers import duration, metric_values, quantity, sample_size
@@ -31,15 +34,18 @@ from hysem_assets.extraction.open_terms import rank_terms
 from hysem_assets.extraction.passages import best_span
 from hysem_assets.extraction.prompts import excerpt_of
 from hysem_assets.extraction.reading import Reading
-from hysem_assets.extraction.text import not_english
 from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, UnreadableText
 from hysem_assets.llm.config import ExtractiveConfig
-from hysem_assets.minilm import MODEL_NAME
 from hysem_assets.pico import tagger as pico_tagger
 from hysem_assets.pico.roles import role_values
-from hysem_assets.protocols import ESTIMATE_PROPERTIES, METRIC_PROPERTIES, Protocol, ProtocolField, load_protocol
-from hysem_assets.terms.dictionaries import load_dictionary
-from hysem_assets.terms.matcher import TermMatcher
+from hysem_assets.settings.dictionaries import load_dictionary
+from hysem_assets.settings.protocols import (
+    ESTIMATE_PROPERTIES,
+    METRIC_PROPERTIES,
+    Protocol,
+    ProtocolField,
+    load_protocol,
+)
 
 #: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
 RULES_VERSION = "tagger-1"

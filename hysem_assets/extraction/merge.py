@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from hysem_assets.extraction.fields import FieldSpec
+from hysem_assets.settings.fields import FieldSpec
 
 _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"\w+")

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from hysem_assets.terms.matcher import TermMatcher, matchable
+from hysem_assets.core.matcher import TermMatcher, matchable
 
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _POPULATION = (

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from hysem_assets.extraction.fields import FieldSpec
 from hysem_assets.llm.completion import Message
+from hysem_assets.settings.fields import FieldSpec
 
 DOCUMENT_OPEN, DOCUMENT_CLOSE = "<document>", "</document>"
 _DOCUMENT = re.compile(re.escape(DOCUMENT_OPEN) + r"\n?(.*?)\n?" + re.escape(DOCUMENT_CLOSE), re.DOTALL)

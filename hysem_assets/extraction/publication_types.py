@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hysem_assets.protocols import Protocol
+from hysem_assets.settings.protocols import Protocol
 
 #: ``source`` of an evidence entry taken from the record's types rather than its text.
 SOURCE = "publication_types"

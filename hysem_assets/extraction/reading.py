@@ -14,10 +14,10 @@ from functools import cached_property
 
 import numpy as np
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.core.text import normalized_sentence, sentence_spans
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.extraction.focus import focus_sentences
 from hysem_assets.extraction.phrases import Phrase, abbreviations, noun_phrases
-from hysem_assets.extraction.text import normalized_sentence, sentence_spans
 
 #: Texts of at most this many words (noun phrases, cue spans) recur across a corpus' documents: kept across readings.
 SHARED_WORDS = 8

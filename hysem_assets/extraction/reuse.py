@@ -17,8 +17,8 @@ from typing import Any
 
 from hysem_assets.extraction.documents import Document
 from hysem_assets.llm.config import answer_settings
-from hysem_assets.profile import ExtractionSettings
-from hysem_assets.work_cache import CachedRun, Row, WorkCache, content_key
+from hysem_assets.settings.profile import ExtractionSettings
+from hysem_assets.stores.work_cache import CachedRun, Row, WorkCache, content_key
 
 #: Change when hysem's extraction code (prompts, merging, evidence) changes what it writes.
 EXTRACT_CODE = "extract-2"

@@ -16,9 +16,9 @@ from hysem_assets.extraction.documents import Document, ProgressCallback, extrac
 from hysem_assets.extraction.evidence import evidence_for
 from hysem_assets.extraction.publication_types import record_types, with_stated_values
 from hysem_assets.llm.backend import LLMBackend
-from hysem_assets.profile import ExtractionSettings
-from hysem_assets.protocols import Protocol
 from hysem_assets.retrieval.chunking import blank_reference_lists
+from hysem_assets.settings.profile import ExtractionSettings
+from hysem_assets.settings.protocols import Protocol
 
 
 def documents_to_extract(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[Document]:

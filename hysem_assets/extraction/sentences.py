@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 
 
 def most_similar_sentences(

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hysem_assets.knowledge.schema import MENTIONS, GraphSchema, PropertyType
 from hysem_assets.stores.graph import NodeBatch, PartitionGraph, RelationshipBatch, Row
-from hysem_assets.work_cache import content_key, work_id
+from hysem_assets.stores.graph_schema import MENTIONS, GraphSchema, PropertyType
+from hysem_assets.stores.work_cache import content_key, work_id
 
 
 class GraphInputError(ValueError):
@@ -85,7 +85,7 @@ def coerce(value: Any, kind: PropertyType, where: str) -> Any:
 
 
 def article_key(doi: Any, cluster_id: Any) -> str:
-    """Articles are keyed as works are from run to run (:func:`~hysem_assets.work_cache.work_id`): by DOI
+    """Articles are keyed as works are from run to run (:func:`~hysem_assets.stores.work_cache.work_id`): by DOI
     (case-insensitive), by cluster id when there is none."""
     no_doi = not isinstance(doi, str) or not doi.strip()
     if no_doi and (is_missing(cluster_id) or not str(cluster_id).strip()):

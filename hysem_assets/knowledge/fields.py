@@ -16,11 +16,11 @@ from typing import Any
 
 import pandas as pd
 
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.knowledge.build import is_missing, terms
 from hysem_assets.knowledge.mentions import Vocabulary, find_mentions, merge_vocabularies
-from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.protocols import Protocol, ProtocolField
-from hysem_assets.terms.matcher import TermMatcher
+from hysem_assets.settings.protocols import Protocol, ProtocolField
+from hysem_assets.stores.graph_schema import GraphSchema
 
 
 def raw_values(value: Any) -> list[str]:

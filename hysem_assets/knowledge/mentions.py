@@ -4,7 +4,7 @@ reading a canonical value (a study design) out of a free-text field.
 Texts say "O3" or "ozone" where the graph has one canonical node, so matching runs over
 spellings (the synonym dictionaries, the canonical_terms mapping, the canonical terms
 themselves) and reports canonical names, with the same rules as extraction
-(:class:`~hysem_assets.terms.matcher.TermMatcher`: variants, plurals, case-sensitive
+(:class:`~hysem_assets.core.matcher.TermMatcher`: variants, plurals, case-sensitive
 abbreviations, longest spelling first).
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from hysem_assets.terms.matcher import TermMatcher
+from hysem_assets.core.matcher import TermMatcher
 
 #: field -> spelling -> canonical term
 Vocabulary = dict[str, dict[str, str]]

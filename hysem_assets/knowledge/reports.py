@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from hysem_assets.environment import config_dir
+from hysem_assets.settings.environment import config_dir
 from hysem_assets.stores.graph import GraphStore
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hysem_assets.knowledge.summary_tree import Level, Sentence
-from hysem_assets.llm import LLMBackend
+from hysem_assets.llm.backend import LLMBackend
 
 WRITER_SYSTEM = (
     "You summarise a group of scientific works from numbered sentences taken from them. Write at most three "

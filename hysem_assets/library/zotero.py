@@ -25,10 +25,10 @@ import pandas as pd
 from pyzotero import zotero
 from pyzotero import zotero_errors as ze
 
-from hysem_assets.identifiers import normalize_doi
+from hysem_assets.core.identifiers import normalize_doi
 from hysem_assets.library.csl import STYLE_ALIASES, Citation
 from hysem_assets.library.work import Kind, Person, Work
-from hysem_assets.redaction import MASK, redact
+from hysem_assets.settings.redaction import MASK, redact
 
 log = logging.getLogger(__name__)
 

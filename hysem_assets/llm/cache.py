@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hysem_assets.atomic import write_json
+from hysem_assets.core.atomic import write_json
 from hysem_assets.llm.completion import Completion, Message
 
 

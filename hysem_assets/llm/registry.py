@@ -6,14 +6,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hysem_assets.environment import hysem_home
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.cache import ResponseCache
 from hysem_assets.llm.cached import CachedBackend
-from hysem_assets.llm.config import BackendConfig, parse_backend_config
+from hysem_assets.llm.config import BackendConfig, BackendConfigError, parse_backend_config
+from hysem_assets.settings.environment import hysem_home
 
 if TYPE_CHECKING:
-    from hysem_assets.protocols import Protocol
+    from hysem_assets.settings.protocols import Protocol
 
 
 def _http(config: Any, protocol: Protocol | None) -> LLMBackend:
@@ -28,21 +28,16 @@ def _vllm_inproc(config: Any, protocol: Protocol | None) -> LLMBackend:
     return from_config(config)
 
 
-def _extractive(config: Any, protocol: Protocol | None) -> LLMBackend:
-    from hysem_assets.extraction.extractive import from_config
+Factory = Callable[[BackendConfig, "Protocol | None"], LLMBackend]
 
-    return from_config(config, protocol)
-
-
-#: Factories by the profile's ``backend`` name. Imports stay inside them, so choosing an
-#: HTTP backend never loads torch and a missing optional vllm fails only where it is chosen.
-#: Model servers get each request's JSON schema, so they ignore the protocol; the extractive
-#: backend reads its fields, dictionaries and cues from it.
-FACTORIES: dict[str, Callable[[BackendConfig, Protocol | None], LLMBackend]] = {
+#: Model servers by the profile's ``backend`` name. Imports stay inside the factories, so
+#: choosing an HTTP backend never loads torch and a missing optional vllm fails only where it
+#: is chosen. They get each request's JSON schema, so they ignore the protocol. The embedded
+#: ``extractive`` backend is a stage of its own: :mod:`hysem_assets.extraction.backends` adds it.
+FACTORIES: dict[str, Factory] = {
     "vllm": _http,
     "openai": _http,
     "vllm_inproc": _vllm_inproc,
-    "extractive": _extractive,
 }
 
 
@@ -51,7 +46,11 @@ def default_cache_dir() -> Path:
 
 
 def build_backend(
-    config: Mapping[str, Any], *, cache_dir: Path | None = None, protocol: Protocol | None = None
+    config: Mapping[str, Any],
+    *,
+    cache_dir: Path | None = None,
+    protocol: Protocol | None = None,
+    factories: Mapping[str, Factory] = FACTORIES,
 ) -> CachedBackend:
     """The backend ``config`` describes, wrapped with the shared cache, bound and token meter.
 
@@ -61,9 +60,13 @@ def build_backend(
     its fingerprint in its model id, so a protocol edit never replays stale answers.
     """
     parsed = parse_backend_config(config)
+    if parsed.backend not in factories:
+        raise BackendConfigError(
+            f"backend {parsed.backend!r} cannot serve here: choose one of {', '.join(sorted(factories))}"
+        )
     directory = cache_dir or parsed.cache_dir or default_cache_dir()
     return CachedBackend(
-        FACTORIES[parsed.backend](parsed, protocol),
+        factories[parsed.backend](parsed, protocol),
         cache=ResponseCache(directory) if parsed.cache else None,
         max_concurrency=parsed.max_concurrency,
         default_params=parsed.params,

@@ -24,7 +24,7 @@ from docling.models.base_ocr_model import BaseOcrModel
 from docling_core.types.doc import CoordOrigin, Size
 from docling_core.types.doc.page import BoundingRectangle, SegmentedPdfPage, TextCell
 
-from hysem_assets.parsing.options import OcrEngine
+from hysem_assets.settings.profile import OcrEngine
 
 #: A text layer with this share of replacement, private-use or control characters is unreadable.
 GARBAGE_SHARE = 0.3

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Literal, get_args
+from typing import get_args
 
-Pipeline = Literal["native", "standard"]
-#: The native pipeline's OCR engines (``ocr.py`` builds them; kept here so options import no Docling).
-OcrEngine = Literal["tesseract", "rapidocr", "off"]
+from hysem_assets.settings.profile import OcrEngine, Pipeline
+
 PIPELINES: tuple[Pipeline, ...] = get_args(Pipeline)
 OCR_ENGINES: tuple[OcrEngine, ...] = get_args(OcrEngine)
 

@@ -15,7 +15,7 @@ from docling.datamodel.settings import DEFAULT_PAGE_RANGE
 from docling.document_converter import DocumentConverter
 from docling_core.types.doc import ContentLayer, DoclingDocument, TableItem
 
-from hysem_assets.minilm import TOKENIZER_NAME, count_tokens
+from hysem_assets.embedding.minilm import TOKENIZER_NAME, count_tokens
 from hysem_assets.parsing.export import equations_json, markdown, tables_json
 from hysem_assets.parsing.limits import OUT_OF_MEMORY, RESOURCE_LIMIT, LimitExceeded, out_of_memory
 from hysem_assets.parsing.native import native_converter

@@ -23,7 +23,7 @@ from dataclasses import asdict
 from hysem_assets.parsing.limits import RESOURCE_LIMIT, TOO_LARGE, WorkerLimits
 from hysem_assets.parsing.options import ParseOptions
 from hysem_assets.parsing.result import ParsedDocument
-from hysem_assets.work_cache import CachedRun, Row, WorkCache, content_key
+from hysem_assets.stores.work_cache import CachedRun, Row, WorkCache, content_key
 
 #: Change when hysem's parsing code changes what it writes, so rows of the older code are parsed again.
 PARSE_CODE = "parse-2"

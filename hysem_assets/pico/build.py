@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from hysem_assets.minilm import packaged_model_path
+from hysem_assets.embedding.minilm import packaged_model_path
 from hysem_assets.pico.corpus import CLASSES, split, training_corpus
 from hysem_assets.pico.evaluation import span_scores
 from hysem_assets.pico.tagger import MODEL_DIR, MODEL_FILE, Tagger, tokenizer_file
@@ -31,7 +31,7 @@ def export_onnx(trained: Path, target: Path) -> None:
     import torch
     from transformers import AutoModel
 
-    from hysem_assets.onnx_encoder import OPSET, fuse_bert
+    from hysem_assets.embedding.onnx_encoder import OPSET, fuse_bert
     from hysem_assets.pico.training import TokenTagger
 
     model = TokenTagger(AutoModel.from_pretrained(trained, local_files_only=True, attn_implementation="eager"))
@@ -69,7 +69,7 @@ def build(
     progress: Callable[[str], None] = log.info,
 ) -> dict:
     """Train (unless ``trained`` holds a finished run), export, quantize, score; returns the card written."""
-    from hysem_assets.onnx_encoder import quantize_int8
+    from hysem_assets.embedding.onnx_encoder import quantize_int8
     from hysem_assets.pico.training import TrainingSettings, train
 
     corpus = training_corpus(data)

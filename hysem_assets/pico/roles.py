@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from hysem_assets.extraction.text import sentence_spans
-from hysem_assets.pico import ROLES, Role
+from hysem_assets.core.text import sentence_spans
+from hysem_assets.settings.fields import ROLES, Role
 
 if TYPE_CHECKING:
     from hysem_assets.pico.tagger import Span

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from hysem_assets.extraction.text import sentence_spans
-from hysem_assets.minilm import PACKAGE, packaged_model_path
+from hysem_assets.core.text import sentence_spans
+from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path
 from hysem_assets.pico.corpus import CLASSES
 
 #: Where the shipped weights live, and what rebuilds them.

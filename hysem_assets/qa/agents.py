@@ -11,8 +11,8 @@ import json
 from collections.abc import Sequence
 from typing import Protocol
 
-from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.llm import LLMBackend, TokenUsage
+from hysem_assets.llm.backend import LLMBackend
+from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.cypher import CypherPlan
 from hysem_assets.qa.drafts import (
     DRAFT_SCHEMA,
@@ -27,6 +27,7 @@ from hysem_assets.qa.drafts import (
 )
 from hysem_assets.qa.sources import ContextChunk
 from hysem_assets.qa.terms import Terms
+from hysem_assets.stores.graph_schema import GraphSchema
 
 GENERATOR_SYSTEM = (
     "You answer questions about scientific literature using only the numbered sources given. "

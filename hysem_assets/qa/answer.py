@@ -22,7 +22,6 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.knowledge.build import article_key
-from hysem_assets.knowledge.schema import GraphSchema
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator
 from hysem_assets.qa.citations import CitationAudit, audit_citations
 from hysem_assets.qa.claims import closest_findings, gist, render_answer
@@ -40,6 +39,7 @@ from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_rout
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
 from hysem_assets.qa.symbolic import GraphAnswer, describe_filters, run_plan, target_label, template_plan
 from hysem_assets.qa.terms import Terms, recognise_terms
+from hysem_assets.stores.graph_schema import GraphSchema
 
 NO_EVIDENCE = "No evidence found in the indexed literature for this question."
 #: The answer of a partition without works: nothing was retrieved because there is nothing to retrieve from.

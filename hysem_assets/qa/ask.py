@@ -3,7 +3,7 @@
 A new process pays for every import before it retrieves anything, so this path reads the
 partition's tables straight from their files (the IO manager's layout), builds the engine
 from the profile without importing Dagster (no resources, definitions or instance), and embeds with NumPy
-where the model allows (:func:`hysem_assets.embeddings.query_encoder`). Each answer is kept
+where the model allows (:func:`hysem_assets.embedding.encoder.query_encoder`). Each answer is kept
 in the partition's answer cache: asked again against the same tables, settings and code, a
 question is read back without loading a model or a store. The key covers the files the
 answer was drawn from (size and time of each), the profile and the version, so a new
@@ -19,8 +19,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from hysem_assets.atomic import write_json
-from hysem_assets.environment import asset_file, hysem_home, profile_path
+from hysem_assets.core.atomic import write_json
+from hysem_assets.settings.environment import asset_file, hysem_home, profile_path
 
 #: Tables an answer needs; without them there is nothing to answer from.
 REQUIRED_TABLES = ("vector_index", "library", "canonical_terms")
@@ -83,7 +83,7 @@ def remember_answer(query: str, key: str, answer: dict[str, Any]) -> None:
 
 def read_tables(query: str) -> dict[str, Any]:
     """The partition's tables for answering (None for a missing optional one); a damaged one is named."""
-    from hysem_assets.asset_tables import read_table
+    from hysem_assets.stores.tables import read_table
 
     missing = [t for t in REQUIRED_TABLES if not asset_file(t, query).is_file()]
     if missing:
@@ -101,10 +101,10 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
     key = cache_key(query, question, include_retracted=include_retracted)
     if use_cache and (answer := cached_answer(query, key)) is not None:
         return answer, True
-    from hysem_assets import redaction
-    from hysem_assets.profile import load_profile
     from hysem_assets.qa.answer import answer_questions, readable
     from hysem_assets.qa.engine import tables_engine
+    from hysem_assets.settings import redaction
+    from hysem_assets.settings.profile import load_profile
 
     tables = read_tables(query)
     profile = load_profile()

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hysem_assets.knowledge.sentences import MIN_CLAIM_WORDS, normalized, reads_as_instruction
 from hysem_assets.qa.citations import audit_citations
 from hysem_assets.qa.drafts import Claim, Draft, Round, cite, render_claims
-from hysem_assets.qa.sentences import MIN_CLAIM_WORDS, normalized, reads_as_instruction
 from hysem_assets.qa.sources import Library, SourceMetadata
 
 #: Weights of the source passage's similarity and of the question's rare words in a sentence's relevance.

@@ -14,10 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from hysem_assets.core.matcher import matchable
+
 # The extractor's reading of a written amount (digits with any group separator, or words, and a scale word),
 # so questions and extraction agree on what a number is.
 from hysem_assets.extraction.numbers import _AMOUNT, parse_amount
-from hysem_assets.terms.matcher import matchable
 
 Operator = Literal[">", ">=", "<", "<=", "between"]
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hysem_assets.knowledge.schema import RELATIONSHIP_PROPERTIES, GraphSchema
+from hysem_assets.stores.graph_schema import RELATIONSHIP_PROPERTIES, GraphSchema
 
 _WRITES = re.compile(
     r"\b(CREATE|MERGE|SET|DELETE|DETACH|REMOVE|DROP|FOREACH|CALL|LOAD|COPY|INSTALL|ATTACH|ALTER|IMPORT|EXPORT|USE)\b",

@@ -19,9 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.extraction.text import split_sentences
-from hysem_assets.llm import TokenUsage
+from hysem_assets.core.text import split_sentences
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.knowledge.sentences import claim_text, metadata_reason, reads_as_instruction
+from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.claims import (
     RELEVANCE_MARGIN,
     Candidate,
@@ -31,7 +32,6 @@ from hysem_assets.qa.claims import (
     word_coverage,
 )
 from hysem_assets.qa.drafts import Claim, Draft, Finding, Verdict
-from hysem_assets.qa.sentences import claim_text, metadata_reason, reads_as_instruction
 from hysem_assets.qa.sources import ABSTRACT_EVIDENCE, ContextChunk
 
 __all__ = ["ExtractiveGenerator", "RuleAuditor", "containment", "reads_as_instruction"]

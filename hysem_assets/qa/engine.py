@@ -15,14 +15,10 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder, query_encoder
-from hysem_assets.environment import hysem_home
+from hysem_assets.embedding.encoder import Encoder, query_encoder
 from hysem_assets.knowledge.fields import mapping_vocabulary
 from hysem_assets.knowledge.mentions import merge_vocabularies
-from hysem_assets.knowledge.schema import GraphSchema, graph_schema
-from hysem_assets.llm import build_backend
-from hysem_assets.profile import AnswerSettings, AssetSettings
-from hysem_assets.protocols import Protocol, load_protocols, protocol_for_query
+from hysem_assets.llm.registry import build_backend
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, SentenceVectors
@@ -32,10 +28,14 @@ from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
 from hysem_assets.qa.router import ModelRouter
 from hysem_assets.qa.sources import chunk_rows, library_records, retracted_works
 from hysem_assets.qa.terms import BroaderTerms, checked_broader_terms, entity_matchers
+from hysem_assets.settings.dictionaries import SynonymDictionary
+from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.profile import AnswerSettings, AssetSettings
+from hysem_assets.settings.protocols import Protocol, load_protocols, protocol_for_query
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore, partition_loaded
-from hysem_assets.terms import SynonymDictionary
+from hysem_assets.stores.graph_schema import GraphSchema, graph_schema
 
 
 def retrieval_settings(settings: AnswerSettings) -> RetrievalSettings:

@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.embedding.mmr import mmr
 from hysem_assets.knowledge.summary_tree import Sentence, Source, TreeNode, tree_nodes
-from hysem_assets.mmr import mmr
 from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
 

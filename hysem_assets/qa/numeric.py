@@ -20,20 +20,21 @@ from typing import Any
 
 import pandas as pd
 
+from hysem_assets.core.matcher import matchable
+from hysem_assets.core.text import split_sentences
+
 # The extractor's reading of a written amount, so a value is found in text however the text writes it.
 from hysem_assets.extraction.numbers import _AMOUNT, parse_amount
-from hysem_assets.extraction.text import split_sentences
-from hysem_assets.knowledge.schema import GraphSchema
+from hysem_assets.knowledge.sentences import split_label
 from hysem_assets.qa.comparisons import Comparison, format_number
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.number_fields import NumericTarget, records_of
-from hysem_assets.qa.sentences import split_label
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata, clean
 from hysem_assets.qa.symbolic import term_conditions
 from hysem_assets.qa.terms import Terms
 from hysem_assets.stores.graph import GraphStore
-from hysem_assets.terms.matcher import matchable
+from hysem_assets.stores.graph_schema import GraphSchema
 
 _AMOUNTS = re.compile(rf"(?<![\w.]){_AMOUNT}", re.IGNORECASE)
 

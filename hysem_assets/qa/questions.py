@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from hysem_assets.environment import config_dir
+from hysem_assets.settings.environment import config_dir
 
 SHAPE = "'questions: {query slug: [question, ...]}' and optionally 'default: [question, ...]'"
 

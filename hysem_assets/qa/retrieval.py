@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.qa.retractions import split_retracted
 from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
 from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.llm import LLMBackend, TokenUsage
+from hysem_assets.llm.backend import LLMBackend
+from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.drafts import MalformedOutput
 from hysem_assets.qa.number_fields import NumberField, numeric_target
+from hysem_assets.stores.graph_schema import GraphSchema
 
 RouteName = Literal["counting", "listing", "numeric", "global", "local"]
 ROUTES: tuple[RouteName, ...] = ("counting", "listing", "numeric", "global", "local")

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from hysem_assets.knowledge.schema import GraphSchema
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.sources import Library, LibraryRecord, clean
 from hysem_assets.qa.terms import Terms
 from hysem_assets.stores.graph import GraphStore
+from hysem_assets.stores.graph_schema import GraphSchema
 
 ARTICLE_METADATA_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) WHERE a.key IN $keys "

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.knowledge.mentions import merge_vocabularies
-from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.terms.matcher import TermMatcher
+from hysem_assets.stores.graph_schema import GraphSchema
 
 #: graph label -> canonical terms the question names, in order of first mention
 Terms = dict[str, list[str]]

@@ -19,7 +19,7 @@ from typing import cast
 
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.chunking import CHUNK_COLUMNS, content_hash
 from hysem_assets.retrieval.indexing import index_chunks
 from hysem_assets.retrieval.metrics import ndcg_at_k, recall_at_k

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.empty import typed_when_empty
-from hysem_assets.extraction.text import sentence_spans
+from hysem_assets.core.empty import typed_when_empty
+from hysem_assets.core.text import sentence_spans
 
 #: Character spans of the tokens of a text.
 TokenSpans = Callable[[str], list[tuple[int, int]]]

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.completeness import drop_partition, index_state
-from hysem_assets.stores.chunks import ChunkVectors, VectorStoreError, point_id
+from hysem_assets.stores.chunks import ChunkVectors, VectorStoreError, point_id, searchable_text
 
 #: Chunk columns copied into each point's payload when present.
 PAYLOAD_COLUMNS = (
@@ -51,11 +51,6 @@ class IndexSummary:
     written: int
     deleted: int
     seconds: float
-
-
-def searchable_text(section: str, text: str) -> str:
-    """What is embedded and keyword-indexed: the section heading gives the text its context."""
-    return f"{section}\n{text}" if section else text
 
 
 def with_citations(chunks: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:

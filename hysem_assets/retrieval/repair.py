@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.asset_tables import file_problem, read_table
-from hysem_assets.embeddings import Encoder
-from hysem_assets.environment import asset_file
-from hysem_assets.profile import VectorIndexSettings
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.indexing import index_chunks
+from hysem_assets.settings.environment import asset_file
+from hysem_assets.settings.profile import VectorIndexSettings
 from hysem_assets.stores.chunks import VectorStoreError
 from hysem_assets.stores.connect import chunk_store_folder, open_chunk_store
 from hysem_assets.stores.locking import lock_holder
+from hysem_assets.stores.tables import file_problem, read_table
 
 
 @dataclass(frozen=True)

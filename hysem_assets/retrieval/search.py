@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.stores.chunks import ChunkVectors, ScoredChunk
 
 Method = Literal["bm25", "dense", "hybrid"]

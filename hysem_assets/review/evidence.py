@@ -17,10 +17,10 @@ import pandas as pd
 from openpyxl import load_workbook
 from openpyxl.styles import Alignment, Font
 
+from hysem_assets.core.empty import typed_when_empty
+from hysem_assets.core.spreadsheets import strings_not_formulas
 from hysem_assets.dedup.normalize import is_missing
-from hysem_assets.empty import typed_when_empty
-from hysem_assets.extraction.fields import RESERVED_NAMES
-from hysem_assets.spreadsheets import strings_not_formulas
+from hysem_assets.settings.fields import RESERVED_NAMES
 
 #: Columns of ``extracted_fields`` that describe the extraction run, not the study.
 _RUN_COLUMNS = RESERVED_NAMES | {"cluster_id", "text_source", "cache_hits", "protocol", "evidence"}

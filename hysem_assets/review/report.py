@@ -123,10 +123,9 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
     """The report of a query from its materialized assets, read by ``frame`` (asset key ->
     table, None when not materialized); the flow and the evidence table are required,
     topics, saved reports and answers are shown when present."""
-    from hysem_assets.environment import hysem_home
     from hysem_assets.knowledge.reports import load_reports
-    from hysem_assets.protocols import protocol_for_query
-    from hysem_assets.review.assets import review_dir
+    from hysem_assets.settings.environment import hysem_home, review_dir
+    from hysem_assets.settings.protocols import protocol_for_query
 
     flow, evidence = frame("prisma_flow"), frame("evidence_table")
     folder = review_dir(slug)

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 from dagster import AssetKey, DagsterInstance, RunsFilter
 
-from hysem_assets.runs.owner import ProcessOwner
+from hysem_assets.core.owner import ProcessOwner
 from hysem_assets.runs.reclaim import (
     IN_PROGRESS,
     describe_claims,
@@ -88,7 +88,7 @@ def asset_findings(
 ) -> list[Finding]:
     """Per query, the asset files that are not what their last materialization recorded; the fix
     materializes those assets again for that query (in one run, upstream first)."""
-    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.defs.partitions import queries_partitions
     from hysem_assets.runs.integrity import stored_assets
 
     findings = []
@@ -103,7 +103,7 @@ def asset_findings(
 
 def store_findings(resources: dict[str, Any]) -> list[Finding]:
     """Who holds the embedded stores' locks (a dead process never does: its lock ends with it)."""
-    from hysem_assets.environment import hysem_home
+    from hysem_assets.settings.environment import hysem_home
     from hysem_assets.stores.connect import chunk_store_folder
     from hysem_assets.stores.locking import lock_holder
 
@@ -129,11 +129,11 @@ def graph_findings(
 ) -> list[Finding]:
     """Queries whose graph load is not the one ``knowledge_graph`` recorded: no load at all (never loaded into
     this store, or the store is new), or other relationship counts. The fix loads the partition again."""
-    from hysem_assets.asset_tables import file_problem, read_table
-    from hysem_assets.environment import asset_file
-    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.defs.partitions import queries_partitions
+    from hysem_assets.settings.environment import asset_file
     from hysem_assets.stores.connect import open_graph_store
     from hysem_assets.stores.graph import GraphStoreError, partition_loaded, partition_relationships
+    from hysem_assets.stores.tables import file_problem, read_table
 
     recorded = {
         query: read_table(asset_file("knowledge_graph", query))
@@ -168,7 +168,7 @@ def graph_findings(
 def chunk_store_findings(instance: DagsterInstance, resources: dict[str, Any]) -> list[Finding]:
     """Partitions whose chunk store does not hold exactly their chunk table, and a store that cannot be read
     back (its fix rebuilds the shared collection from every query's chunk table)."""
-    from hysem_assets.partitions import queries_partitions
+    from hysem_assets.defs.partitions import queries_partitions
     from hysem_assets.retrieval.completeness import expected_points, index_state
     from hysem_assets.retrieval.indexing import index_chunks
     from hysem_assets.retrieval.repair import chunk_tables, rebuild_chunk_store

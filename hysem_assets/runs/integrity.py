@@ -14,8 +14,8 @@ from pathlib import Path
 
 from dagster import AssetKey, AssetRecordsFilter, DagsterInstance
 
-from hysem_assets.asset_tables import file_problem
-from hysem_assets.environment import asset_file
+from hysem_assets.settings.environment import asset_file
+from hysem_assets.stores.tables import file_problem
 
 
 @dataclass(frozen=True)

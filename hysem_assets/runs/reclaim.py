@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
 
-from hysem_assets.runs.owner import ProcessOwner
+from hysem_assets.core.owner import ProcessOwner
 
 IN_PROGRESS = [
     DagsterRunStatus.NOT_STARTED,

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from dagster import DagsterInstance, RunsFilter
 
-from hysem_assets.runs.owner import INVOCATION_TAG, ProcessOwner
+from hysem_assets.core.owner import INVOCATION_TAG, ProcessOwner
 from hysem_assets.runs.reclaim import (
     IN_PROGRESS,
     describe_claims,

@@ -10,15 +10,15 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from hysem_assets.environment import asset_file
 from hysem_assets.screening.decisions import DecisionLog, DecisionsError, current_decisions, decisions_path
+from hysem_assets.settings.environment import asset_file
 
 CORPUS = "deduped_corpus"
 
 
 def _corpus(slug: str) -> pd.DataFrame:
-    from hysem_assets.asset_tables import read_table
-    from hysem_assets.queries import get_query
+    from hysem_assets.settings.queries import get_query
+    from hysem_assets.stores.tables import read_table
 
     get_query(slug)  # an undeclared query is refused with the queries it could be
     path = asset_file(CORPUS, slug)
@@ -49,9 +49,9 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
         return
     if slug is None:
         raise click.UsageError("name the query to screen: hysem screen --query QUERY (or a subcommand)")
-    from hysem_assets.profile import load_profile
     from hysem_assets.screening.session import Screening, criteria_for_query
     from hysem_assets.screening.web import ScreeningPage, serve
+    from hysem_assets.settings.profile import load_profile
 
     corpus = _corpus(slug)
     criteria = criteria_for_query(slug)

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from hysem_assets.environment import hysem_home
+from hysem_assets.settings.environment import hysem_home
 
 log = logging.getLogger(__name__)
 

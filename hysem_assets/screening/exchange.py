@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import rispy
 
-from hysem_assets.identifiers import normalize_doi
+from hysem_assets.core.identifiers import normalize_doi
 from hysem_assets.library.exports import ris
 from hysem_assets.library.work import strings
 from hysem_assets.screening.decisions import Decision, DecisionsError

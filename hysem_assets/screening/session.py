@@ -14,14 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from hysem_assets.empty import typed_when_empty
-from hysem_assets.protocols import Eligibility, protocol_for_query
-from hysem_assets.queries import get_query
+from hysem_assets.core.empty import typed_when_empty
 from hysem_assets.screening.criteria import criteria_relevance, key_terms
 from hysem_assets.screening.decisions import Decision, DecisionsError, current_decisions
 from hysem_assets.screening.outcome import UNDECIDED
 from hysem_assets.screening.ranker import RankerSettings, featurize, record_text, relevance
 from hysem_assets.screening.stopping import StoppingEstimate, estimate_recall
+from hysem_assets.settings.protocols import Eligibility, protocol_for_query
+from hysem_assets.settings.queries import get_query
 
 #: Reasons offered when a protocol lists no eligibility criteria.
 DEFAULT_REASONS = ("not relevant", "other")

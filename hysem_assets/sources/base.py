@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from hysem_assets.redaction import redact, redact_url
+from hysem_assets.settings.redaction import redact, redact_url
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, RequestStats
 

@@ -6,7 +6,7 @@ import html
 import re
 from typing import Any
 
-from hysem_assets.identifiers import normalize_doi
+from hysem_assets.core.identifiers import normalize_doi
 from hysem_assets.sources.enrichment_fields import RETRACTION_TYPES, UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, load_json_object

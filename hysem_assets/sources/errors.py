@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.redaction import redact
+from hysem_assets.settings.redaction import redact
 
 
 class SourceFormatError(ValueError):

@@ -18,8 +18,8 @@ from urllib.parse import urlencode
 
 import aiohttp
 
-from hysem_assets.profile import HttpSettings
-from hysem_assets.redaction import redact, redact_url
+from hysem_assets.settings.profile import HttpSettings
+from hysem_assets.settings.redaction import redact, redact_url
 
 __all__ = ["FetchError", "HttpClient", "RateLimiter", "RequestStats", "RetryPolicy", "parse_retry_after", "redact_url"]
 

@@ -7,8 +7,8 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from hysem_assets.identifiers import normalize_doi, normalize_pmid, strip_openalex_id
-from hysem_assets.records import empty_record, to_json_text
+from hysem_assets.core.identifiers import normalize_doi, normalize_pmid, strip_openalex_id
+from hysem_assets.core.records import empty_record, to_json_text
 from hysem_assets.sources.enrichment_fields import UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, load_json_object, page_range, parse_each, plausible_year

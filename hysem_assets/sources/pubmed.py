@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.queries import QuerySpec
+from hysem_assets.settings.queries import QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hysem_assets.identifiers import normalize_doi, normalize_pmid
-from hysem_assets.records import empty_record
+from hysem_assets.core.identifiers import normalize_doi, normalize_pmid
+from hysem_assets.core.records import empty_record
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, leading_year, page_range
 from hysem_assets.sources.names import format_name

@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hysem_assets.identifiers import normalize_doi, normalize_pmid
-from hysem_assets.records import empty_record, to_json_text
+from hysem_assets.core.identifiers import normalize_doi, normalize_pmid
+from hysem_assets.core.records import empty_record, to_json_text
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, leading_year, load_json_object, parse_each
 from hysem_assets.sources.names import citation_name, format_name, split_name

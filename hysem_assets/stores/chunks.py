@@ -124,3 +124,8 @@ class ChunkVectors(Protocol):
         """Build search indexes now (after a partition is written), not during the first searches."""
 
     def close(self) -> None: ...
+
+
+def searchable_text(section: str, text: str) -> str:
+    """What is embedded and keyword-indexed: the section heading gives the text its context."""
+    return f"{section}\n{text}" if section else text

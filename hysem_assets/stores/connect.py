@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hysem_assets.embeddings import Encoder, profile_encoder
-from hysem_assets.environment import hysem_home
-from hysem_assets.profile import GraphSettings, VectorIndexSettings
-from hysem_assets.retrieval.migration import local_mode_files, migrate_local_mode
+from hysem_assets.embedding.encoder import Encoder, profile_encoder
+from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.profile import GraphSettings, VectorIndexSettings
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets.stores.migration import local_mode_files, migrate_local_mode
 
 
 def open_graph_store(settings: GraphSettings) -> GraphStore:

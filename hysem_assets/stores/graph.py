@@ -25,8 +25,8 @@ from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
-from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.profile import GRAPH_BATCH_SIZE
+from hysem_assets.settings.profile import GRAPH_BATCH_SIZE
+from hysem_assets.stores.graph_schema import GraphSchema
 
 T = TypeVar("T")
 #: One node row ``{"key": ..., "props": {...}}`` or relationship row ``{"src": ..., "dst": ...}``.

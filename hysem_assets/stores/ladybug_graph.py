@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 import ladybug
 import pandas as pd
 
-from hysem_assets.knowledge.schema import RELATIONSHIP_PROPERTIES, GraphSchema
 from hysem_assets.stores.graph import (
     GraphCounts,
     GraphStoreError,
@@ -29,6 +28,7 @@ from hysem_assets.stores.graph import (
     one_line,
     translate_errors,
 )
+from hysem_assets.stores.graph_schema import RELATIONSHIP_PROPERTIES, GraphSchema
 from hysem_assets.stores.locking import acquire_store_lock
 
 T = TypeVar("T")

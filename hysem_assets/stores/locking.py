@@ -14,7 +14,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from hysem_assets.runs.owner import ProcessOwner
+from hysem_assets.core.owner import ProcessOwner
 
 log = logging.getLogger(__name__)
 

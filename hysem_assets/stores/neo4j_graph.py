@@ -15,7 +15,6 @@ import pandas as pd
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import DriverError, Neo4jError
 
-from hysem_assets.knowledge.schema import GraphSchema
 from hysem_assets.stores.graph import (
     GraphCounts,
     GraphStoreError,
@@ -28,6 +27,7 @@ from hysem_assets.stores.graph import (
     one_line,
     translate_errors,
 )
+from hysem_assets.stores.graph_schema import GraphSchema
 
 T = TypeVar("T")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hysem_assets.embeddings import Encoder, Progress
-from hysem_assets.terms.dictionaries import SynonymDictionary
+from hysem_assets.embedding.encoder import Encoder, Progress
+from hysem_assets.settings.dictionaries import SynonymDictionary
 
 
 def cached_embeddings(

@@ -1,7 +1,7 @@
 """Terms grouped by spelling, then by meaning, never across a number or a contrast word.
 
 Spelling comes first: terms the matcher takes for one another (case, accents, hyphens,
-plurals: :func:`~hysem_assets.terms.matcher.term_keys`) are one spelling group and stand in
+plurals: :func:`~hysem_assets.core.matcher.term_keys`) are one spelling group and stand in
 the clustering by their most frequent member. Meaning comes next: average-linkage
 clustering of the groups' embeddings. Embeddings place "grade 3 X" and "grade 4 X", or
 "with X" and "without X", closer than most true synonyms (above 0.95 and 0.85 with MiniLM),
@@ -19,9 +19,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.cluster import AgglomerativeClustering
 
+from hysem_assets.core.matcher import term_keys
 from hysem_assets.dedup.distinctions import CONTRAST_CLASSES, class_words, title_letters
 from hysem_assets.dedup.normalize import normalize_title, title_numbers
-from hysem_assets.terms.matcher import term_keys
 
 #: Terms (spelling groups) of one field clustered at most: the clustering is quadratic in them.
 MAX_CLUSTERED_TERMS = 2000

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.empty import typed_when_empty
-from hysem_assets.profile import GROUP_THRESHOLD, TERM_THRESHOLD
-from hysem_assets.terms.dictionaries import SynonymDictionary
+from hysem_assets.core.empty import typed_when_empty
+from hysem_assets.core.matcher import TermMatcher
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.settings.dictionaries import SynonymDictionary
+from hysem_assets.settings.profile import GROUP_THRESHOLD, TERM_THRESHOLD
 from hysem_assets.terms.embeddings import dictionary_embeddings, term_embeddings
 from hysem_assets.terms.grouping import group_terms, rank_terms
-from hysem_assets.terms.matcher import TermMatcher
 from hysem_assets.terms.suggestions import (
     dictionary_entries,
     suggest_entries,

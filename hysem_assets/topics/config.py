@@ -8,7 +8,7 @@ from typing import Annotated
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hysem_assets.environment import config_dir
+from hysem_assets.settings.environment import config_dir
 
 
 class TopicSettingsError(ValueError):

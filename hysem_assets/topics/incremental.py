@@ -23,12 +23,12 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.atomic import write_pickle
+from hysem_assets.core.atomic import write_pickle
+from hysem_assets.stores.work_cache import HYSEM_VERSION, WorkChanges, compare
 from hysem_assets.topics.config import TopicSettings
 from hysem_assets.topics.labels import TopicLabeller, label_from_top_words
 from hysem_assets.topics.model import TopicModel, build_topics, checked_documents, model_notes, topic_shares
 from hysem_assets.topics.pool import ProgressCallback
-from hysem_assets.work_cache import HYSEM_VERSION, WorkChanges, compare
 
 #: Change when what a state keeps, or how a kept model reads text, changes, so older states are refitted.
 TOPICS_CODE = "topics-1"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from hysem_assets.llm import GenerationParams, LLMBackend
+from hysem_assets.llm.backend import LLMBackend
+from hysem_assets.llm.completion import GenerationParams
 
 TopicLabeller = Callable[[Sequence[str]], str]
 

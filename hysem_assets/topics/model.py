@@ -12,7 +12,7 @@ from gensim.corpora import Dictionary
 from scipy import sparse
 from sklearn.decomposition import LatentDirichletAllocation
 
-from hysem_assets.empty import typed_empty
+from hysem_assets.core.empty import typed_empty
 from hysem_assets.topics.config import TopicSettings
 from hysem_assets.topics.grid import (
     TopicModelError,

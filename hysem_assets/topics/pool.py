@@ -11,7 +11,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-#: ``(done, total)``, as ``hysem_assets.progress.Progress`` takes it.
+#: ``(done, total)``, as ``hysem_assets.core.progress.Progress`` takes it.
 ProgressCallback = Callable[[int, int | None], None]
 ListMap = Callable[..., list[Any]]
 

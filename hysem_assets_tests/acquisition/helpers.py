@@ -7,9 +7,9 @@ from pathlib import Path
 import yaml
 from dagster import DagsterInstance, materialize
 
-from hysem_assets.acquisition.assets import raw_metadata_assets
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import build_resources
+from hysem_assets.defs.acquisition import raw_metadata_assets
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import build_resources
 
 SAMPLE = "air-pollution-cardio-ml"
 

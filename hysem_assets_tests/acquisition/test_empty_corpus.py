@@ -7,11 +7,12 @@ import json
 import pandas as pd
 
 from hysem_assets.acquisition.contracts import clusters_with_several_dois, lost_and_repeated, repeated_cluster_ids
-from hysem_assets.acquisition.corpus import combine_raw
 from hysem_assets.acquisition.enrich import apply_enrichment, retracted_clusters
-from hysem_assets.dedup import cluster_records, merge_clusters
-from hysem_assets.queries import METADATA_SOURCES
-from hysem_assets.records import empty_record, records_frame
+from hysem_assets.core.records import empty_record, records_frame
+from hysem_assets.dedup.cluster import cluster_records
+from hysem_assets.dedup.merge import merge_clusters
+from hysem_assets.defs.acquisition import combine_raw
+from hysem_assets.settings.queries import METADATA_SOURCES
 
 
 def corpus_of(frames: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:

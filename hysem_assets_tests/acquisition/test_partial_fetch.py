@@ -17,12 +17,11 @@ import pytest
 from aiohttp import web
 from dagster import AssetCheckSeverity, AssetKey, AssetRecordsFilter, DagsterInstance, materialize
 
-from hysem_assets.acquisition.assets import raw_metadata_assets
-from hysem_assets.acquisition.corpus import deduped_corpus
-from hysem_assets.mirror import MirrorServer, default_snapshot_dir
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import build_resources
-from hysem_assets.storage import asset_file
+from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import build_resources
+from hysem_assets.defs.storage import asset_file
+from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir
 from hysem_assets_tests.acquisition.helpers import (
     SAMPLE,
     check_result,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.dedup import ClusterResult, cluster_records
+from hysem_assets.dedup.cluster import ClusterResult, cluster_records
 
 
 def table(*records: dict[str, Any]) -> pd.DataFrame:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from hysem_assets.dedup import cluster_id_for, cluster_records
+from hysem_assets.dedup.cluster import cluster_id_for, cluster_records
 
 from .builders import cluster_pair, table, together
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hysem_assets.dedup import cluster_records, standardize_columns
+from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.evaluation import groups_of, pairs_of, pairwise_scores, read_labelled_set
+from hysem_assets.dedup.tabular import standardize_columns
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hysem_assets.dedup import explain_pair
+from hysem_assets.dedup.explain import explain_pair
 
 from .builders import table
 

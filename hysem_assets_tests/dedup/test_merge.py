@@ -5,8 +5,9 @@ import json
 import pandas as pd
 import pytest
 
-from hysem_assets.dedup import cluster_records, merge_clusters
-from hysem_assets.records import CORE_COLUMNS, empty_record, records_frame
+from hysem_assets.core.records import CORE_COLUMNS, empty_record, records_frame
+from hysem_assets.dedup.cluster import cluster_records
+from hysem_assets.dedup.merge import merge_clusters
 
 TITLE = "Fine particulate air pollution and hospital admission for cardiovascular disease"
 

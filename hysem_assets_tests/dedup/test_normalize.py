@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from hysem_assets.core.identifiers import doi_work_key
 from hysem_assets.dedup.normalize import (
     is_missing,
     journals_agree,
@@ -19,7 +20,6 @@ from hysem_assets.dedup.normalize import (
     title_variants,
     venue_kind,
 )
-from hysem_assets.identifiers import doi_work_key
 
 PNAS = "Proceedings of the National Academy of Sciences of the United States of America"
 

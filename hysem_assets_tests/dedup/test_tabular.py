@@ -5,8 +5,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hysem_assets.dedup import dedupe_table, read_bibliography, standardize_columns
-from hysem_assets.dedup.tabular import BibliographyError
+from hysem_assets.dedup.tabular import BibliographyError, dedupe_table, read_bibliography, standardize_columns
 
 TITLE = "Reputation offsets trust judgments based on social biases among Airbnb users"
 CSV_LINES = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.extraction.categories import choose_category, cue_phrases
 from hysem_assets.extraction.reading import Reading
-from hysem_assets.protocols import load_protocol
+from hysem_assets.settings.protocols import load_protocol
 
 DESIGNS = load_protocol("generic").field("study_design").values or {}
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.extraction import chunk_text, count_tokens
-from hysem_assets.extraction.chunking import wordpiece_offsets
+from hysem_assets.extraction.chunking import chunk_text, count_tokens, wordpiece_offsets
 
 TEXT = " ".join(f"Sentence {n} reports PM2.5 of 12.{n} µg/m3 in Montréal (n = 1,2{n}4)." for n in range(60))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hysem_assets.extraction.evidence import evidence_for, locate_evidence
-from hysem_assets.protocols import load_protocol
+from hysem_assets.settings.protocols import load_protocol
 
 GENERIC = load_protocol("generic")
 TEXT = (

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.extraction import Document, extract_documents_sync
-from hysem_assets.extraction.text import split_sentences
-from hysem_assets.llm import LLMError, build_backend
-from hysem_assets.protocols import load_protocol
+from hysem_assets.core.text import split_sentences
+from hysem_assets.extraction.backends import build_backend
+from hysem_assets.extraction.documents import Document, extract_documents_sync
+from hysem_assets.llm.completion import LLMError
+from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 ARTICLES = {

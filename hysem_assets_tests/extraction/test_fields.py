@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from hysem_assets.extraction import FieldSpec, record_model, response_schema
-from hysem_assets.protocols import load_protocol
+from hysem_assets.settings.fields import FieldSpec, record_model, response_schema
+from hysem_assets.settings.protocols import load_protocol
 
 FIELDS = load_protocol("pollution-cardio-ml").extraction_fields()
 

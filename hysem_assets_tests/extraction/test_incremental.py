@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from hysem_assets.extraction import Document, chunk_text, extract_documents_sync, response_schema
-from hysem_assets.llm import build_backend
-from hysem_assets.protocols import load_protocol
+from hysem_assets.extraction.backends import build_backend
+from hysem_assets.extraction.chunking import chunk_text
+from hysem_assets.extraction.documents import Document, extract_documents_sync
+from hysem_assets.settings.fields import response_schema
+from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"

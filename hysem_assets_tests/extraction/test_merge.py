@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from hysem_assets.extraction import merge_records
-from hysem_assets.extraction.fields import empty_record
-from hysem_assets.extraction.merge import append_unique, more_specific
-from hysem_assets.protocols import load_protocol
+from hysem_assets.extraction.merge import append_unique, merge_records, more_specific
+from hysem_assets.settings.fields import empty_record
+from hysem_assets.settings.protocols import load_protocol
 
 FIELDS = load_protocol("pollution-cardio-ml").extraction_fields()
 

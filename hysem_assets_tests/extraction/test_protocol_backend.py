@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.extraction import Document, extract_documents_sync
+from hysem_assets.extraction.backends import build_backend
+from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.extraction.evidence import evidence_for
 from hysem_assets.extraction.extractive import from_protocol, method_for, rule_for
-from hysem_assets.llm import build_backend
-from hysem_assets.protocols import Protocol, load_protocol
+from hysem_assets.settings.protocols import Protocol, load_protocol
 
 ABSTRACT = (
     "Adjuvant capecitabine and recurrence in patients with resected colorectal cancer: a prospective cohort study\n\n"

@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from hysem_assets.extraction.publication_types import record_types, stated_values, with_stated_values
-from hysem_assets.protocols import ProtocolField, load_protocol
+from hysem_assets.settings.protocols import ProtocolField, load_protocol
 from hysem_assets.sources.pubmed_xml import parse_efetch
 from hysem_assets_tests.paths import REALDATA, needs_realdata
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hysem_assets.environment import config_dir
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.extraction.numbers import metric_values, sample_size
-from hysem_assets.terms import TermMatcher, load_dictionary
+from hysem_assets.settings.dictionaries import load_dictionary
+from hysem_assets.settings.environment import config_dir
 
 DICTIONARIES = config_dir() / "dictionaries"
 

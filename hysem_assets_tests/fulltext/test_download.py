@@ -11,8 +11,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from hysem_assets.fulltext import DownloadFailed, PdfDownloader, PdfLimits
-from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.fulltext.download import PdfDownloader, PdfLimits
+from hysem_assets.fulltext.outcome import DownloadFailed
+from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.sources.http import RetryPolicy
 from hysem_assets_tests.local_server import serving
 

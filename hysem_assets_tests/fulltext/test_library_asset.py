@@ -10,14 +10,13 @@ import pytest
 import rispy
 from dagster import DagsterInstance, materialize
 
-from hysem_assets.acquisition.assets import raw_metadata_assets
-from hysem_assets.acquisition.corpus import deduped_corpus
-from hysem_assets.environment import hysem_home
-from hysem_assets.fulltext.assets import library, pdfs
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.resources import build_resources
-from hysem_assets.screening.assets import screening
-from hysem_assets.storage import asset_file
+from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
+from hysem_assets.defs.fulltext import library, pdfs
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import build_resources
+from hysem_assets.defs.screening import screening
+from hysem_assets.defs.storage import asset_file
+from hysem_assets.settings.environment import hysem_home
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.library.zotero_server import ZoteroServer
 

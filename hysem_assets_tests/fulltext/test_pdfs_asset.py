@@ -7,18 +7,17 @@ import json
 import pandas as pd
 from dagster import AssetSelection, DagsterInstance, materialize
 
-from hysem_assets.acquisition.assets import raw_metadata_assets
-from hysem_assets.acquisition.corpus import deduped_corpus
-from hysem_assets.fulltext.assets import downloads_dir, pdfs
+from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
+from hysem_assets.defs.fulltext import downloads_dir, pdfs
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import build_resources
+from hysem_assets.defs.screening import screening
+from hysem_assets.defs.storage import asset_file
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.profile import load_profile
-from hysem_assets.resources import build_resources
-from hysem_assets.screening.assets import screening
+from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
-from hysem_assets.storage import asset_file
+from hysem_assets.settings.profile import load_profile
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))

@@ -19,10 +19,13 @@ import pandas as pd
 import pytest
 from aiohttp import web
 
-from hysem_assets.fulltext import STATUSES, PdfLimits, download_pdfs, pdf_path, structural_problem
-from hysem_assets.fulltext.store import PARTIAL_SUFFIX
-from hysem_assets.mirror import MirrorServer, default_snapshot_dir
-from hysem_assets.profile import HttpSettings
+from hysem_assets.fulltext.download import PdfLimits
+from hysem_assets.fulltext.outcome import STATUSES
+from hysem_assets.fulltext.pdfcheck import structural_problem
+from hysem_assets.fulltext.pdfs import download_pdfs
+from hysem_assets.fulltext.store import PARTIAL_SUFFIX, pdf_path
+from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir
+from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint
 
 SAMPLE = default_snapshot_dir()

@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.knowledge.build import build_partition_graph
-from hysem_assets.knowledge.schema import GraphSchema, graph_schema
-from hysem_assets.protocols import load_protocol, load_protocols
+from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import PartitionGraph
+from hysem_assets.stores.graph_schema import GraphSchema, graph_schema
 
 PROTOCOL = "pollution-cardio-ml"
 QUERY = "ozone-heart"

@@ -5,8 +5,8 @@ import json
 import pandas as pd
 
 from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions, raw_values
-from hysem_assets.protocols import load_protocol
-from hysem_assets.terms.dictionaries import load_dictionaries
+from hysem_assets.settings.dictionaries import load_dictionaries
+from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.knowledge.partition import PROTOCOL, schema
 
 MAPPING = pd.DataFrame(

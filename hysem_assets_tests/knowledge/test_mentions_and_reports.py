@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.knowledge.mentions import find_mentions, merge_vocabularies
 from hysem_assets.knowledge.reports import load_reports
-from hysem_assets.terms import TermMatcher
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 DICTIONARIES = {

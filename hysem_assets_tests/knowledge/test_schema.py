@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.knowledge.schema import SchemaError, default_words, graph_schema
-from hysem_assets.protocols import load_protocol, load_protocols
+from hysem_assets.settings.protocols import load_protocol, load_protocols
+from hysem_assets.stores.graph_schema import SchemaError, default_words, graph_schema
 
 
 def test_the_shipped_protocols_make_one_valid_schema() -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 from dagster import DagsterInstance, build_asset_context
 
-from hysem_assets.knowledge.assets import vector_index
-from hysem_assets.profile import VectorIndexSettings
-from hysem_assets.resources import ChunkStore
+from hysem_assets.defs.knowledge import vector_index
+from hysem_assets.defs.resources import ChunkStore
 from hysem_assets.retrieval.search import search
+from hysem_assets.settings.profile import VectorIndexSettings
 
 QUERY = "no-pdfs"
 CORPUS = pd.DataFrame(

@@ -6,7 +6,8 @@ import importlib.util
 
 import pytest
 
-from hysem_assets.llm import BackendConfigError, cache_key, parse_backend_config
+from hysem_assets.llm.cache import cache_key
+from hysem_assets.llm.config import BackendConfigError, parse_backend_config
 
 
 def test_unknown_backend_and_misspelled_keys_are_errors():
@@ -25,7 +26,7 @@ def test_defaults_of_the_embedded_backend():
 
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vllm is installed here")
 def test_in_process_vllm_without_the_package_says_how_to_get_it():
-    from hysem_assets.llm import build_backend
+    from hysem_assets.llm.registry import build_backend
 
     with pytest.raises(BackendConfigError, match=r"pip install vllm.*`vllm` backend"):
         build_backend({"backend": "vllm_inproc", "model": "Qwen/Qwen2.5-7B-Instruct", "tensor_parallel_size": 2})

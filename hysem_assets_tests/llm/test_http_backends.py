@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 
-from hysem_assets.llm import BackendConfigError, CachedBackend, Completion, GenerationParams, LLMError, build_backend
+from hysem_assets.llm.cached import CachedBackend
+from hysem_assets.llm.completion import Completion, GenerationParams, LLMError
+from hysem_assets.llm.config import BackendConfigError
+from hysem_assets.llm.registry import build_backend
 from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"

@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 from dagster import DagsterInstance, build_asset_context
 
+from hysem_assets.defs.parsing import PARSED_COLUMNS, parsed_docs
+from hysem_assets.defs.resources import PdfParser
 from hysem_assets.fulltext.store import file_sha256
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.parsing.assets import PARSED_COLUMNS, parsed_docs
-from hysem_assets.resources import PdfParser
+from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets_tests.parsing.builders import corrupt_pdf, require, scanned_pdf
 
 PAPER = default_snapshot_dir() / "files" / "10.5555_ahi.2019.0203.pdf"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.parsing import ParseOptions, parse_pdf
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.parse import parse_pdf
 from hysem_assets.parsing.preflight import ENCRYPTED, NO_PAGES, NO_TEXT_OCR_OFF, NO_TEXT_WITH_OCR
 from hysem_assets_tests.parsing.builders import corrupt_pdf, encrypted_pdf, image_only_pdf, zero_page_pdf
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.parsing import ParseOptions, parse_pdf
 from hysem_assets.parsing.native import native_converter
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.parse import parse_pdf
 from hysem_assets.parsing.reconstruct import MARGIN
 from hysem_assets_tests.parsing.builders import STAMP, column_lines, two_column_pdf
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.parsing import ParseOptions, parse_many, parse_pdf
 from hysem_assets.parsing.limits import RESOURCE_LIMIT, TOO_LARGE, WorkerLimits
-from hysem_assets.parsing.parse import page_ranges
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.parse import page_ranges, parse_pdf
+from hysem_assets.parsing.pool import parse_many
 from hysem_assets_tests.parsing.bombs import decompression_bomb, many_pages
 from hysem_assets_tests.parsing.test_sample_pdfs import sample_pdfs
 from hysem_assets_tests.parsing.workers import hang_on_marked
@@ -83,7 +84,7 @@ def test_parse_workers_die_with_a_killed_parent(tmp_path: Path):
     script = textwrap.dedent(
         f"""
         from pathlib import Path
-        from hysem_assets.parsing import parse_many
+        from hysem_assets.parsing.pool import parse_many
         from hysem_assets_tests.parsing.workers import hang_on_marked
         parse_many([Path("{tmp_path}/hang1.pdf"), Path("{tmp_path}/hang2.pdf")], workers=2, parse=hang_on_marked)
         """
@@ -104,7 +105,7 @@ def test_an_interrupted_parse_stops_its_workers_at_once(tmp_path: Path):
         f"""
         import os, signal, threading
         from pathlib import Path
-        from hysem_assets.parsing import parse_many
+        from hysem_assets.parsing.pool import parse_many
         from hysem_assets_tests.parsing.workers import hang_on_marked
         threading.Timer(8, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
         try:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.minilm import TOKENIZER_NAME
-from hysem_assets.parsing import parse_pdf
+from hysem_assets.embedding.minilm import TOKENIZER_NAME
+from hysem_assets.parsing.parse import parse_pdf
 from hysem_assets_tests.parsing.test_sample_pdfs import runs_of_counting_numbers
 
 

@@ -10,9 +10,10 @@ import pytest
 from docling_core.types.doc.page import BitmapResource, SegmentedPdfPage
 from pypdf import PdfReader, PdfWriter
 
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.parsing import ParseOptions, parse_pdf
+from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.parsing.ocr import MIN_CONFIDENCE, needs_ocr, page_confidence
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.parse import parse_pdf
 from hysem_assets.parsing.preflight import NO_READABLE_TEXT
 from hysem_assets.review.flow import FlowInputs, prisma_counts
 from hysem_assets_tests.parsing.builders import PAGE, cell, require, scanned_pdf, scribbled_pdf

@@ -2,7 +2,9 @@ import os
 
 import pytest
 
-from hysem_assets.parsing import ParseOptions, parse_many, pin_device, pool
+from hysem_assets.parsing import pool
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.pool import parse_many, pin_device
 from hysem_assets_tests.parsing.builders import encrypted_pdf
 from hysem_assets_tests.parsing.test_sample_pdfs import sample_pdfs
 from hysem_assets_tests.parsing.workers import crash_on_marked, report_pinning

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hysem_assets.fulltext.pdfcheck import structural_problem
-from hysem_assets.parsing import parse_pdf
+from hysem_assets.parsing.parse import parse_pdf
 
 SAMPLE_FILES = Path(__file__).resolve().parents[2] / "hysem_assets" / "sample" / "files"
 

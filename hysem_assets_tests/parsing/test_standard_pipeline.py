@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from docling.datamodel.base_models import InputFormat
 
-from hysem_assets.parsing import ParseOptions, parse_pdf
-from hysem_assets.parsing.parse import converter
+from hysem_assets.parsing.options import ParseOptions
+from hysem_assets.parsing.parse import converter, parse_pdf
 from hysem_assets.parsing.preflight import NO_TEXT_NO_OCR
 from hysem_assets.parsing.standard import ClusterCorrections, HysemStandardPipeline, LineNumberFilter
 from hysem_assets_tests.parsing.builders import encrypted_pdf, image_only_pdf

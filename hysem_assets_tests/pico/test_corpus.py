@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from hysem_assets.minilm import packaged_model_path
+from hysem_assets.embedding.minilm import packaged_model_path
 from hysem_assets.pico.corpus import CLASSES, read_conll, spans, split, training_corpus
 from hysem_assets.pico.tagger import WINDOW, word_pieces
 from hysem_assets.pico.training import windows

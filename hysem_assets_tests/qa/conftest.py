@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets_tests.qa.corpus import Partition, build_partition
 
 

@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.knowledge.mentions import find_mentions, merge_vocabularies
-from hysem_assets.knowledge.schema import GraphSchema
-from hysem_assets.profile import AnswerSettings
-from hysem_assets.qa import build_engine
 from hysem_assets.qa.answer import QAEngine
+from hysem_assets.qa.engine import build_engine
 from hysem_assets.qa.terms import BroaderTerms
 from hysem_assets.retrieval.indexing import index_chunks
+from hysem_assets.settings.profile import AnswerSettings
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import load_partition
+from hysem_assets.stores.graph_schema import GraphSchema
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.knowledge.partition import QUERY, frames, schema
 

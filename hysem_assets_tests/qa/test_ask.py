@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hysem_assets.bert_numpy import supported
-from hysem_assets.embeddings import Encoder, query_encoder
-from hysem_assets.environment import asset_file
+from hysem_assets.embedding.bert_numpy import supported
+from hysem_assets.embedding.encoder import Encoder, query_encoder
 from hysem_assets.knowledge.build import build_partition_graph
 from hysem_assets.retrieval.indexing import index_chunks
+from hysem_assets.settings.environment import asset_file
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore

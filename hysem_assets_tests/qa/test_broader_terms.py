@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from hysem_assets.protocols import load_protocol
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.qa.engine import broader_terms
 from hysem_assets.qa.terms import BroaderTermsError, QuestionMatcher, checked_broader_terms
-from hysem_assets.terms import TermMatcher
+from hysem_assets.settings.protocols import load_protocol
 
 CANONICAL = {"health_outcome": {"heart failure", "myocardial infarction", "coronary heart disease", "stroke"}}
 

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from hysem_assets.knowledge.sentences import claim_text, metadata_reason, normalized
 from hysem_assets.qa.claims import (
     NO_DIRECT_EVIDENCE,
     Candidate,
@@ -19,7 +20,6 @@ from hysem_assets.qa.claims import (
 from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor
 from hysem_assets.qa.loop import revise_until_approved
-from hysem_assets.qa.sentences import claim_text, metadata_reason, normalized
 from hysem_assets.qa.sources import ContextChunk, LibraryRecord
 
 RECORDS = {

@@ -7,16 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from hysem_assets.qa import (
-    DPO_KEYS,
-    CypherPlan,
-    CypherRejected,
-    QuestionsError,
-    export_preferences,
-    load_questions,
-    questions_for,
-    validate_cypher,
-)
+from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
+from hysem_assets.qa.preferences import DPO_KEYS, export_preferences
+from hysem_assets.qa.questions import QuestionsError, load_questions, questions_for
 from hysem_assets.qa.symbolic import target_label, template_plan
 from hysem_assets_tests.knowledge.partition import schema
 

@@ -10,20 +10,19 @@ import pandas as pd
 import pytest
 import yaml
 
-from hysem_assets.extraction.text import split_sentences
-from hysem_assets.mirror import default_snapshot_dir
-from hysem_assets.qa import (
+from hysem_assets.core.text import split_sentences
+from hysem_assets.mirror.server import default_snapshot_dir
+from hysem_assets.qa.answer import (
     ANSWER_DTYPES,
     NO_ARTICLES,
     NO_EVIDENCE,
-    PREFERENCE_DTYPES,
     QAInputError,
     answer_question,
     answer_questions,
 )
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, reads_as_instruction
 from hysem_assets.qa.loop import revise_until_approved
-from hysem_assets.qa.preferences import preference_records
+from hysem_assets.qa.preferences import PREFERENCE_DTYPES, preference_records
 from hysem_assets.qa.retrieval import cooccurring_chunks
 from hysem_assets.qa.sources import ContextChunk, LibraryRecord, SourceMetadata
 from hysem_assets_tests.qa.corpus import EVIL_DOI, INJECTION

@@ -15,7 +15,7 @@ from hysem_assets.knowledge.summary_tree import (
     tree_table,
 )
 from hysem_assets.knowledge.summary_writer import WRITER_SCHEMA, ModelSummaryWriter
-from hysem_assets.llm import build_backend
+from hysem_assets.llm.registry import build_backend
 from hysem_assets.qa.global_route import SummaryTree, answer_from_tree
 from hysem_assets.qa.sources import chunk_rows, library_records
 from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json_reply

@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 
 from hysem_assets.knowledge.build import build_partition_graph
-from hysem_assets.knowledge.schema import graph_schema
-from hysem_assets.protocols import load_protocol, load_protocols
 from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
 from hysem_assets.qa.number_fields import NumericTarget, number_fields, numeric_target
 from hysem_assets.qa.numeric import numeric_draft, numeric_plan, run_numeric, sentence_stating
 from hysem_assets.qa.sources import ChunkRow, library_records
+from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import load_partition
+from hysem_assets.stores.graph_schema import graph_schema
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.knowledge.partition import PROTOCOL, QUERY, frames
 

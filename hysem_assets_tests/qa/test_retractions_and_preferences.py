@@ -6,10 +6,10 @@ import asyncio
 import dataclasses
 import json
 
-from hysem_assets.qa import answer_question, export_preferences
+from hysem_assets.qa.answer import answer_question
 from hysem_assets.qa.drafts import Claim, Draft, Finding, Round, Verdict
 from hysem_assets.qa.loop import LoopResult
-from hysem_assets.qa.preferences import dpo_rows, excluded_pairs, preference_records
+from hysem_assets.qa.preferences import dpo_rows, excluded_pairs, export_preferences, preference_records
 from hysem_assets.qa.retractions import retraction_note, split_retracted
 from hysem_assets.qa.sources import ContextChunk, LibraryRecord
 

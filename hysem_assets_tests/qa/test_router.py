@@ -10,10 +10,10 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from hysem_assets.knowledge.schema import graph_schema
-from hysem_assets.protocols import load_protocol, load_protocols
 from hysem_assets.qa.number_fields import number_fields
 from hysem_assets.qa.router import FALLBACKS, ROUTER_SCHEMA, ModelRouter, RouteDecision, choose_route, rule_route
+from hysem_assets.settings.protocols import load_protocol, load_protocols
+from hysem_assets.stores.graph_schema import graph_schema
 from hysem_assets_tests.knowledge.partition import PROTOCOL
 from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json_reply
 
@@ -69,7 +69,7 @@ def test_the_router_model_decides_only_when_no_rule_applies():
     config = {"backend": "openai", "model": "router-model", "cache": False, "max_retries": 0}
 
     async def both(server: ScriptedLLMServer) -> tuple[RouteDecision, RouteDecision]:
-        from hysem_assets.llm import build_backend
+        from hysem_assets.llm.registry import build_backend
 
         router = ModelRouter(build_backend({**config, "base_url": server.url + "/v1"}))
         try:
@@ -98,7 +98,7 @@ def with_metrics(engine, records: dict[str, list[dict]]):
 
 
 def ask(engine, question: str) -> dict:
-    from hysem_assets.qa import answer_question
+    from hysem_assets.qa.answer import answer_question
 
     return asyncio.run(answer_question(question, engine)).answer
 

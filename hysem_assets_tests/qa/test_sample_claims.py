@@ -7,11 +7,11 @@ import asyncio
 import pytest
 import yaml
 
-from hysem_assets.mirror import default_snapshot_dir
+from hysem_assets.knowledge.sentences import metadata_reason, normalized
+from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.qa.claims import word_coverage
 from hysem_assets.qa.embedded import ExtractiveGenerator
 from hysem_assets.qa.questions import questions_for
-from hysem_assets.qa.sentences import metadata_reason, normalized
 from hysem_assets.qa.sources import ContextChunk, LibraryRecord
 from hysem_assets.retrieval.chunking import abstract_chunks
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from hysem_assets.qa import answer_questions
 from hysem_assets.qa.agents import CYPHER_SCHEMA
+from hysem_assets.qa.answer import answer_questions
 from hysem_assets.qa.drafts import DRAFT_SCHEMA, VERDICT_SCHEMA
 from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json_reply
 from hysem_assets_tests.qa.corpus import EVIL_DOI

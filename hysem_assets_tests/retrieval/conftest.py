@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.beir import BeirFormatError, evaluate_beir, load_beir
 
 SAMPLE = Path(__file__).parent / "beir_sample"

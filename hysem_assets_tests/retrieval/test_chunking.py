@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.profile import VectorIndexSettings
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.chunking import chunk_documents, chunk_markdown, markdown_sections, word_spans
+from hysem_assets.settings.profile import VectorIndexSettings
 
 PAPER = (
     """Preface words before any heading.

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hysem_assets.embeddings import Encoder
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.chunking import chunk_documents
 from hysem_assets.retrieval.indexing import IndexSummary, index_chunks, with_citations
 from hysem_assets.retrieval.search import Method, search

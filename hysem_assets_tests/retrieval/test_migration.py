@@ -12,15 +12,15 @@ import pandas as pd
 import pytest
 from qdrant_client import QdrantClient, models
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.profile import VectorIndexSettings
+from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.chunking import chunk_documents
-from hysem_assets.retrieval.indexing import PAYLOAD_COLUMNS, index_chunks, searchable_text, with_citations
-from hysem_assets.retrieval.migration import local_mode_files
+from hysem_assets.retrieval.indexing import PAYLOAD_COLUMNS, index_chunks, with_citations
 from hysem_assets.retrieval.search import search
-from hysem_assets.stores.chunks import point_id
+from hysem_assets.settings.profile import VectorIndexSettings
+from hysem_assets.stores.chunks import point_id, searchable_text
 from hysem_assets.stores.connect import open_chunk_store
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
+from hysem_assets.stores.migration import local_mode_files
 
 DOCUMENTS = {
     "q1": {
@@ -101,9 +101,7 @@ def test_local_mode_folder_becomes_an_edge_shard_once(
         assert not (folder / "meta.json").exists() and not (folder / "collection").exists()
         assert local_mode_files(folder) is None
         assert any(
-            r.name == "hysem_assets.retrieval.migration"
-            and r.levelno == logging.WARNING
-            and str(folder) in r.getMessage()
+            r.name == "hysem_assets.stores.migration" and r.levelno == logging.WARNING and str(folder) in r.getMessage()
             for r in caplog.records
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hysem_assets.extraction.text import split_sentences
+from hysem_assets.core.text import split_sentences
 from hysem_assets.retrieval.chunking import ABSTRACT, FULL_TEXT, abstract_chunks, sentence_windows, work_chunks
 
 WORKS = pd.DataFrame(

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
 
 from hysem_assets.cli import main
-from hysem_assets.instance import get_instance
-from hysem_assets.runs.owner import ProcessOwner, process_start
+from hysem_assets.core.owner import ProcessOwner, process_start
+from hysem_assets.runs.instance import get_instance
 from hysem_assets.runs.reclaim import pool_claims, reclaim_dead_runs, stale_runs
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process identity from /proc")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, DagsterRun, DagsterRunStatus, RunsFilter
 
-from hysem_assets.instance import get_instance
-from hysem_assets.runs.owner import COMMAND_TAG, ProcessOwner, process_start
+from hysem_assets.core.owner import COMMAND_TAG, ProcessOwner, process_start
+from hysem_assets.runs.instance import get_instance
 from hysem_assets.runs.reclaim import pool_claims
 from hysem_assets.runs.supervise import run_supervised
 from hysem_assets_tests.paths import PROJECT_ROOT
@@ -30,7 +30,7 @@ RUN_ONE_GPU_STEP = textwrap.dedent(
     """
     import sys
     from dagster import asset, materialize
-    from hysem_assets.instance import get_instance
+    from hysem_assets.runs.instance import get_instance
     from hysem_assets.runs.supervise import run_supervised
 
     @asset(pool="gpu")

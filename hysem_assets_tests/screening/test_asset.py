@@ -9,12 +9,12 @@ from dagster import AssetSelection, materialize
 
 from hysem_assets.cli import main
 from hysem_assets.definitions import defs
-from hysem_assets.instance import get_instance
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.queries import append_query, new_query_spec
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.storage import asset_file, write_parquet
+from hysem_assets.runs.instance import get_instance
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
 from hysem_assets.screening.session import criteria_for_query
-from hysem_assets.storage import asset_file, write_parquet
+from hysem_assets.settings.queries import append_query, new_query_spec
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.screening.works import corpus
 

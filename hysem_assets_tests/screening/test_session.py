@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hysem_assets.protocols import Eligibility
 from hysem_assets.screening.criteria import criteria_relevance, key_terms
 from hysem_assets.screening.decisions import Decision, DecisionsError
 from hysem_assets.screening.ranker import featurize
@@ -21,6 +20,7 @@ from hysem_assets.screening.session import (
     Screening,
     query_criteria,
 )
+from hysem_assets.settings.protocols import Eligibility
 
 CRITERIA = Criteria(
     inclusion=["Field studies reporting nitrate contamination of groundwater wells"],
@@ -245,7 +245,7 @@ def test_exclusions_worded_as_negations_do_not_count_the_inclusion_topic_against
 
 
 def test_the_sample_protocols_criteria_rank_records_meeting_them_first():
-    from hysem_assets.protocols import load_protocol
+    from hysem_assets.settings.protocols import load_protocol
 
     eligibility = load_protocol("pollution-cardio-ml").eligibility
     texts = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.records import CORE_COLUMNS
+from hysem_assets.core.records import CORE_COLUMNS
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.openalex_json import WorksPage, parse_work, parse_works_page
 from hysem_assets_tests.paths import REALDATA, needs_realdata

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.records import CORE_COLUMNS
+from hysem_assets.core.records import CORE_COLUMNS
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.pubmed_xml import ESearchResult, parse_efetch, parse_esearch
 from hysem_assets_tests.paths import REALDATA, needs_realdata

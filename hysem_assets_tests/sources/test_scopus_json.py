@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hysem_assets.records import CORE_COLUMNS
+from hysem_assets.core.records import CORE_COLUMNS
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.scopus_json import SearchPage, parse_entry, parse_search_page
 

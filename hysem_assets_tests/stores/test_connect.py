@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.profile import GraphSettings, VectorIndexSettings
+from hysem_assets.settings.profile import GraphSettings, VectorIndexSettings
 from hysem_assets.stores.connect import open_chunk_store, open_graph_store
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStoreError

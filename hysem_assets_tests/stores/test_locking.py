@@ -14,7 +14,7 @@ from dagster import DagsterInstance, materialize
 
 from hysem_assets.cli import SAMPLE_QUERY
 from hysem_assets.definitions import defs
-from hysem_assets.knowledge.assets import report_assets
+from hysem_assets.defs.knowledge import report_assets
 from hysem_assets.stores.chunks import DamagedStoreError, VectorStoreError
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStoreError
@@ -25,8 +25,8 @@ from hysem_assets_tests.paths import PROJECT_ROOT
 HOLDER = """
 import sys
 from pathlib import Path
-from hysem_assets.knowledge.schema import graph_schema
-from hysem_assets.protocols import load_protocols
+from hysem_assets.stores.graph_schema import graph_schema
+from hysem_assets.settings.protocols import load_protocols
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 kind, path = sys.argv[1], Path(sys.argv[2])

@@ -12,15 +12,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.extraction import Document, extract_documents_sync
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.knowledge.fields import chunk_mentions
-from hysem_assets.knowledge.schema import graph_schema
-from hysem_assets.llm import build_backend
-from hysem_assets.protocols import load_protocol, load_protocols, read_protocol
+from hysem_assets.llm.registry import build_backend
 from hysem_assets.qa.engine import term_spellings
 from hysem_assets.qa.terms import entity_matchers, recognise_terms
-from hysem_assets.terms import load_dictionaries, map_terms
+from hysem_assets.settings.dictionaries import load_dictionaries
+from hysem_assets.settings.protocols import load_protocol, load_protocols, read_protocol
+from hysem_assets.stores.graph_schema import graph_schema
+from hysem_assets.terms.mapping import map_terms
 
 DICTIONARIES = {
     "ml_methods_used": (

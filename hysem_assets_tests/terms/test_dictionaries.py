@@ -4,7 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.terms import DictionaryConflictWarning, DictionaryError, build_dictionary, load_dictionaries
+from hysem_assets.settings.dictionaries import (
+    DictionaryConflictWarning,
+    DictionaryError,
+    build_dictionary,
+    load_dictionaries,
+)
 
 
 def test_a_synonym_under_two_canonical_terms_warns_and_stays_with_the_first() -> None:

@@ -13,16 +13,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.terms import (
-    build_dictionary,
-    cluster_terms,
-    distinctions,
-    group_terms,
-    load_dictionary,
-    map_terms,
-    write_suggested_dictionaries,
-)
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.settings.dictionaries import build_dictionary, load_dictionary
+from hysem_assets.terms.grouping import cluster_terms, distinctions, group_terms
+from hysem_assets.terms.mapping import map_terms
+from hysem_assets.terms.suggestions import write_suggested_dictionaries
 
 #: (term, documents naming it)
 OUTCOMES = [

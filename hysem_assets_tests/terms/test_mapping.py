@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from hysem_assets.embeddings import Encoder
-from hysem_assets.terms import build_dictionary, load_dictionaries, map_terms
+from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.settings.dictionaries import build_dictionary, load_dictionaries
+from hysem_assets.terms.mapping import map_terms
 
 DICTIONARIES = {
     "ml_methods_used": build_dictionary(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hysem_assets.terms import TermMatcher, is_abbreviation, term_keys
+from hysem_assets.core.matcher import TermMatcher, is_abbreviation, term_keys
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,12 @@ import pytest
 import yaml
 from dagster import DagsterInstance, build_asset_context
 
-from hysem_assets.environment import hysem_home
-from hysem_assets.resources import TopicModeller
-from hysem_assets.topics import TopicSettings, TopicsRun, TopicsState, update_topics
-from hysem_assets.topics.assets import STATE_FILE, topics
-from hysem_assets.work_cache import WorkChanges
+from hysem_assets.defs.enrichment import STATE_FILE, topics
+from hysem_assets.defs.resources import TopicModeller
+from hysem_assets.settings.environment import hysem_home
+from hysem_assets.stores.work_cache import WorkChanges
+from hysem_assets.topics.config import TopicSettings
+from hysem_assets.topics.incremental import TopicsRun, TopicsState, update_topics
 from hysem_assets_tests.topics.corpora import sample_abstracts
 
 GRID = {"n_topics": [3, 4], "passes": [10]}

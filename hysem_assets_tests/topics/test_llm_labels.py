@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.llm import build_backend
+from hysem_assets.llm.registry import build_backend
 from hysem_assets.topics.labels import llm_labeller
 from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hysem_assets.topics import build_topics, load_topic_settings
+from hysem_assets.topics.config import load_topic_settings
+from hysem_assets.topics.model import build_topics
 from hysem_assets_tests.topics.corpora import sample_abstracts
 
 

@@ -4,14 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hysem_assets.topics import (
-    TopicModelError,
-    TopicSettings,
-    TopicSettingsError,
-    build_topics,
-    load_topic_settings,
-    write_intertopic_view,
-)
+from hysem_assets.topics.config import TopicSettings, TopicSettingsError, load_topic_settings
+from hysem_assets.topics.grid import TopicModelError
+from hysem_assets.topics.model import build_topics
+from hysem_assets.topics.view import write_intertopic_view
 from hysem_assets_tests.topics.corpora import THEMES, planted_corpus
 
 

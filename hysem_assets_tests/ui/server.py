@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hysem_assets.backfill import graphql, repository_selector
+from hysem_assets.runs.backfill import graphql, repository_selector
 from hysem_assets_tests.neo4j_launcher import free_port
 from hysem_assets_tests.paths import PROJECT_ROOT
 

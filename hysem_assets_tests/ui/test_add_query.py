@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dagster import DagsterInstance
 
-from hysem_assets.backfill import graphql, repository_selector
-from hysem_assets.partitions import queries_partitions
-from hysem_assets.queries import load_queries
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.runs.backfill import graphql, repository_selector
+from hysem_assets.settings.queries import load_queries
 from hysem_assets_tests.ui.server import DagsterServer, launch_run, runs, wait_for, wait_for_run
 
 SLUG = "launchpad-query"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hysem_assets.backfill import backfill_status, launch_backfill, wait_for_backfill
-from hysem_assets.queries import append_query, load_queries
+from hysem_assets.runs.backfill import backfill_status, launch_backfill, wait_for_backfill
+from hysem_assets.settings.queries import append_query, load_queries
 from hysem_assets_tests.ui.server import SAMPLE, DagsterServer, materialized_partitions
 
 RAW = ["raw_metadata/pubmed", "raw_metadata/openalex", "raw_metadata/scopus"]

@@ -114,7 +114,7 @@ def test_gpu_assets_carry_the_step_tags() -> None:
     from dagster import AssetKey
 
     from hysem_assets.definitions import defs
-    from hysem_assets.placement import gpu_step_tags
+    from hysem_assets.defs.placement import gpu_step_tags
 
     graph = defs.resolve_asset_graph()
     for name in ("parsed_docs", "extracted_fields", "canonical_terms", "vector_index", "answers", "preference_log"):

@@ -6,7 +6,7 @@ the daemon, in one run whose executor could run all four steps at once.
 
 from __future__ import annotations
 
-from hysem_assets.backfill import graphql
+from hysem_assets.runs.backfill import graphql
 from hysem_assets_tests.ui.server import DagsterServer, launch_run, wait_for_run
 
 

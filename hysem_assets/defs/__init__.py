@@ -1,0 +1,6 @@
+"""The Dagster layer: every asset, asset check, job, sensor, resource and the IO manager.
+
+One module per asset group (``acquisition``, ``screening``, ``fulltext``, ``parsing``,
+``enrichment``, ``knowledge``, ``qa``, ``review``). Each asset is a thin shell over pure
+functions of a stage package; stage packages never import this one.
+"""

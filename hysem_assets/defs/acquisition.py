@@ -1,0 +1,273 @@
+"""``raw_metadata/<source>`` (one row per record a source returned) and ``deduped_corpus`` (one row per work, merged and enriched)."""
+
+import json
+import time
+
+import pandas as pd
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetIn,
+    AssetKey,
+    AssetRecordsFilter,
+    AssetsDefinition,
+    Config,
+    Failure,
+    MetadataValue,
+    Output,
+    asset,
+)
+from pydantic import Field
+
+from hysem_assets.acquisition.contracts import clusters_with_several_dois, lost_and_repeated, repeated_cluster_ids
+from hysem_assets.acquisition.enrich import apply_enrichment, retracted_clusters
+from hysem_assets.acquisition.types import RawMetadataFrame
+from hysem_assets.core.empty import empty_note, nothing_to_check
+from hysem_assets.core.progress import Progress
+from hysem_assets.core.records import records_frame
+from hysem_assets.dedup.cluster import cluster_records
+from hysem_assets.dedup.merge import merge_clusters
+from hysem_assets.defs.fetch_report import fatal_error, outcome_metadata, partial_summary
+from hysem_assets.defs.metadata import table_preview
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import ScholarlyApis
+from hysem_assets.settings.queries import METADATA_SOURCES, get_query
+
+DESCRIPTIONS = {
+    "pubmed": "PubMed records (NCBI E-utilities esearch + efetch XML), normalized core columns plus the raw XML.",
+    "openalex": "OpenAlex works (cursor-paged /works search), normalized core columns plus the raw JSON.",
+    "scopus": "Scopus Search API entries (needs SCOPUS_API_KEY; skipped without one), normalized plus raw JSON.",
+}
+FETCH_COMPLETE = "fetch_complete"
+FETCH_COMPLETE_DESCRIPTION = (
+    "Every page or batch of the source arrived (after retries). A partial fetch blocks the assets "
+    "downstream unless partial results are allowed."
+)
+ALLOW_PARTIAL_HINT = (
+    "Re-materialize when the source recovers, or accept partial results with "
+    "`hysem materialize --allow-partial` (profile: allow_partial_results: true)"
+)
+
+
+def raw_metadata_asset(source: str) -> AssetsDefinition:
+    """One asset per source, built by the same shell so every source behaves alike."""
+    key = AssetKey(["raw_metadata", source])
+
+    @asset(
+        name=source,
+        key_prefix="raw_metadata",
+        group_name="acquisition",
+        partitions_def=queries_partitions,
+        description=DESCRIPTIONS[source],
+        kinds={"python", "parquet"},
+        dagster_type=RawMetadataFrame,
+        check_specs=[AssetCheckSpec(FETCH_COMPLETE, asset=key, description=FETCH_COMPLETE_DESCRIPTION, blocking=True)],
+    )
+    def _raw_metadata(context: AssetExecutionContext, scholarly_apis: ScholarlyApis):
+        spec = get_query(context.partition_key)
+        if source not in spec.sources:
+            message = f"{source} is not among this query's sources {spec.sources}"
+            context.log.info(message)
+            frame = records_frame([])
+            yield Output(
+                frame, metadata={"dagster/row_count": 0, **empty_note(0, message), "skipped": message, "partial": False}
+            )
+            yield AssetCheckResult(check_name=FETCH_COMPLETE, passed=True, metadata={"skipped": message})
+            return
+        endpoint = scholarly_apis.endpoint(source, spec)
+        context.log.info(f"Fetching {source} for {spec.slug!r} from {endpoint.display_url}")
+        progress = Progress(context.log, f"raw_metadata/{source}")
+        started = time.monotonic()
+        try:
+            outcome = scholarly_apis.fetch(source, spec, progress)
+        finally:
+            progress.close()
+        for message in filter(None, [outcome.skipped, *outcome.notes]):
+            context.log.warning(message)
+        for failure in outcome.failures:
+            context.log.warning(f"{source} {failure.where}: {failure.reason}")
+        for rejection in outcome.rejected:
+            context.log.warning(f"{source} {rejection.where}: record rejected: {rejection.reason}")
+        error = fatal_error(outcome)
+        if error:
+            raise Failure(description=error, metadata={"failures": len(outcome.failures)})
+        frame = records_frame(outcome.records)
+        metadata = outcome_metadata(outcome, frame, endpoint.display_url, time.monotonic() - started)
+        metadata["query"] = MetadataValue.text(spec.text_for(source))
+        allowed = scholarly_apis.allow_partial_results
+        if outcome.partial:
+            summary = partial_summary(outcome, len(frame), outcome.expected(spec.max_records))
+            kept = None if allowed else _complete_rows(context, key)
+            if kept is not None:
+                raise Failure(
+                    description=f"{summary}. Kept the earlier complete materialization ({kept:,} records). "
+                    f"{ALLOW_PARTIAL_HINT}.",
+                    metadata={"partial": True, "failures": len(outcome.failures), "kept_records": kept},
+                )
+            context.log.error(
+                f"{summary}. " + ("Partial results are allowed: it flows on." if allowed else f"{ALLOW_PARTIAL_HINT}.")
+            )
+        context.log.info(
+            f"{source}: {len(frame):,} records, {len(outcome.failures)} failed requests, "
+            f"{len(outcome.rejected)} rejected records"
+        )
+        yield Output(frame, metadata=metadata)
+        yield AssetCheckResult(
+            check_name=FETCH_COMPLETE,
+            passed=not outcome.partial,
+            severity=AssetCheckSeverity.WARN if allowed else AssetCheckSeverity.ERROR,
+            metadata={"failed_requests": len(outcome.failures), "partial_allowed": allowed},
+        )
+
+    return _raw_metadata
+
+
+def _complete_rows(context: AssetExecutionContext, key: AssetKey) -> int | None:
+    """Rows of this partition's latest materialization when it was complete, else None."""
+    records = context.instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=key, asset_partitions=[context.partition_key]), limit=1
+    ).records
+    materialization = records[0].asset_materialization if records else None
+    if materialization is None:
+        return None
+    metadata = materialization.metadata
+    if "partial" in metadata and metadata["partial"].value:
+        return None
+    rows = metadata.get("dagster/row_count")
+    return int(rows.value) if rows is not None else 0
+
+
+raw_metadata_assets = [raw_metadata_asset(source) for source in METADATA_SOURCES]
+
+
+CHECKS = {
+    "every_raw_record_in_one_cluster": "Every source record sits in exactly one cluster: nothing lost in deduplication.",
+    "cluster_ids_unique": "Cluster ids are unique across the corpus.",
+    "one_doi_per_cluster": "No cluster merges records that carry two different DOIs.",
+}
+ENRICHMENT_SOURCES = ("crossref", "openalex")
+PREVIEW_COLUMNS = ["cluster_id", "sources", "doi", "year", "first_author", "title"]
+
+
+class CorpusConfig(Config):
+    enrich: bool = Field(True, description="Backfill abstracts, types, citation counts and retraction flags by DOI.")
+
+
+def combine_raw(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """All source records in one frame, each with a ``record_id`` of ``source:source_id``."""
+    filled = [frame for frame in frames.values() if len(frame)]
+    if not filled:  # nothing matched anywhere: the empty core table, so every later step sees its columns
+        return records_frame([]).assign(record_id=pd.Series(dtype="string"))
+    combined = pd.concat(filled, ignore_index=True)
+    return combined.assign(record_id=combined["source"].astype(str) + ":" + combined["source_id"].astype(str))
+
+
+@asset(
+    name="deduped_corpus",
+    group_name="acquisition",
+    partitions_def=queries_partitions,
+    ins={source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
+    check_specs=[
+        AssetCheckSpec(name, asset="deduped_corpus", description=text, blocking=True) for name, text in CHECKS.items()
+    ],
+    description=(
+        "One row per work: the records of every source clustered (identifiers, then guarded bibliographic "
+        "matching), merged field by field with provenance, and backfilled from Crossref and OpenAlex by DOI."
+    ),
+    kinds={"python", "parquet"},
+)
+def deduped_corpus(
+    context: AssetExecutionContext,
+    config: CorpusConfig,
+    scholarly_apis: ScholarlyApis,
+    pubmed: pd.DataFrame,
+    openalex: pd.DataFrame,
+    scopus: pd.DataFrame,
+):
+    started = time.monotonic()
+    raw = combine_raw({"pubmed": pubmed, "openalex": openalex, "scopus": scopus})
+    context.log.info(f"Clustering {len(raw):,} source records")
+    clusters = cluster_records(raw)
+    corpus = merge_clusters(raw, clusters)
+    context.log.info(f"{len(raw):,} records -> {len(corpus):,} works ({len(raw) - len(corpus):,} duplicates merged)")
+
+    lookups = []
+    if config.enrich:
+        spec = get_query(context.partition_key)
+        dois = sorted(corpus["doi"].dropna().unique())
+        for source in ENRICHMENT_SOURCES:
+            progress = Progress(context.log, f"enrich from {source}", unit="DOIs")
+            try:
+                outcome = scholarly_apis.lookup(source, dois, spec, progress)
+            finally:
+                progress.close()
+            for failure in outcome.failures:
+                context.log.warning(f"{source} {failure.where}: {failure.reason}")
+            lookups.append(outcome)
+    corpus = apply_enrichment(corpus, lookups, retracted_clusters(raw, clusters.cluster_id))
+    for column in ("provenance", "merge_evidence"):
+        corpus[column] = corpus[column].map(lambda value: json.dumps(value, sort_keys=True))
+
+    yield Output(corpus, metadata=_metadata(raw, corpus, clusters.pairs, lookups, time.monotonic() - started))
+    yield from _check_results(raw, corpus, clusters.cluster_id)
+
+
+def _metadata(raw, corpus, pairs, lookups, seconds) -> dict:
+    rules = pairs["rule"].value_counts() if len(pairs) else pd.Series(dtype=int)
+    multi_source = int((corpus["sources"].map(len) > 1).sum())
+    retracted = corpus.loc[corpus["is_retracted"].fillna(False).astype(bool), "doi"].fillna("(no DOI)").tolist()
+    metadata = {
+        "dagster/row_count": len(corpus),
+        **empty_note(len(corpus)),
+        "raw_records": len(raw),
+        "duplicates_merged": len(raw) - len(corpus),
+        "multi_source_works": multi_source,
+        "with_doi": int(corpus["doi"].notna().sum()),
+        "with_abstract": int(corpus["abstract"].notna().sum()),
+        "retracted": len(retracted),
+        "seconds": round(seconds, 2),
+        "links_by_rule": MetadataValue.md(rules.rename_axis("rule").reset_index(name="links").to_markdown(index=False)),
+        "preview": table_preview(corpus, PREVIEW_COLUMNS, width=80),
+    }
+    if retracted:
+        metadata["retracted_dois"] = MetadataValue.md("\n".join(f"- {doi}" for doi in retracted))
+    for outcome in lookups:
+        metadata[f"enriched_from_{outcome.source}"] = len(outcome.found)
+        metadata[f"{outcome.source}_failures"] = len(outcome.failures)
+    return metadata
+
+
+def _check_results(raw: pd.DataFrame, corpus: pd.DataFrame, cluster_ids: pd.Series):
+    lost, repeated = lost_and_repeated(raw["record_id"].tolist(), corpus)
+    description = nothing_to_check(len(raw))
+    yield AssetCheckResult(
+        check_name="every_raw_record_in_one_cluster",
+        passed=not lost and not repeated,
+        description=description,
+        metadata={
+            "raw_records": len(raw),
+            "lost": len(lost),
+            "in_several_clusters": len(repeated),
+            "examples": ", ".join((lost + repeated)[:10]) or "none",
+        },
+    )
+    duplicates = repeated_cluster_ids(corpus)
+    yield AssetCheckResult(
+        check_name="cluster_ids_unique",
+        passed=not duplicates,
+        description=description,
+        metadata={"repeated_ids": ", ".join(duplicates[:10]) or "none"},
+    )
+    conflicts = clusters_with_several_dois(raw, cluster_ids)
+    yield AssetCheckResult(
+        check_name="one_doi_per_cluster",
+        passed=not conflicts,
+        description=description,
+        severity=AssetCheckSeverity.ERROR,
+        metadata={
+            "conflicting_clusters": len(conflicts),
+            "examples": MetadataValue.json({k: v for k, v in list(conflicts.items())[:10]}),
+        },
+    )

@@ -1,0 +1,148 @@
+"""Review deliverables per query: ``prisma_flow`` (PRISMA 2020 counts and diagram) and
+``evidence_table`` (one row per included study, CSV and XLSX)."""
+
+import base64
+
+import pandas as pd
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetIn,
+    AssetKey,
+    MetadataValue,
+    Output,
+    asset,
+)
+
+from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
+from hysem_assets.core.spreadsheets import write_csv
+from hysem_assets.defs.metadata import table_preview
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.review.diagram import draw_flow
+from hysem_assets.review.evidence import evidence_table as build_evidence_table
+from hysem_assets.review.evidence import field_columns, write_xlsx
+from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
+from hysem_assets.settings.environment import review_dir
+from hysem_assets.settings.queries import METADATA_SOURCES
+
+RECONCILE_CHECK = "flow_counts_reconcile"
+
+
+@asset(
+    group_name="review",
+    partitions_def=queries_partitions,
+    ins={
+        **{source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
+        "deduped_corpus": AssetIn(),
+        "screening": AssetIn(),
+        "pdfs": AssetIn(),
+        "parsed_docs": AssetIn(),
+    },
+    check_specs=[
+        AssetCheckSpec(
+            RECONCILE_CHECK,
+            asset="prisma_flow",
+            blocking=True,
+            description="The flow adds up: identified - duplicates - marked ineligible by automation = screened, screened - excluded = sought, "
+            "sought - not retrieved = assessed, assessed - not readable = included, and reasons sum to their box.",
+        )
+    ],
+    description=(
+        "PRISMA 2020 flow of the query: records identified per source, duplicates removed, records marked "
+        "ineligible by the screening ranking, records screened (by a reviewer or let through by rank) and excluded "
+        "(with the reviewer's reasons, or retracted), reports sought, not retrieved (by PDF status) and not readable (by parse error), "
+        "studies included; each box counted from its own table, with the diagram as SVG and PNG."
+    ),
+    kinds={"python", "parquet", "matplotlib"},
+)
+def prisma_flow(
+    context: AssetExecutionContext,
+    pubmed: pd.DataFrame,
+    openalex: pd.DataFrame,
+    scopus: pd.DataFrame,
+    deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
+    pdfs: pd.DataFrame,
+    parsed_docs: pd.DataFrame,
+):
+    raw = {"pubmed": pubmed, "openalex": openalex, "scopus": scopus}
+    flow = prisma_counts(FlowInputs(raw, deduped_corpus, screening, pdfs, parsed_docs))
+    diagram = draw_flow(flow, title=f"PRISMA 2020 flow: {context.partition_key}")
+    folder = review_dir(context.partition_key)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "prisma_flow.svg").write_text(diagram.svg, encoding="utf-8")
+    (folder / "prisma_flow.png").write_bytes(diagram.png)
+    counts = dict(zip(flow["box"], flow["count"]))
+    png = base64.b64encode(diagram.png).decode()
+    yield Output(
+        flow,
+        metadata={
+            "dagster/row_count": len(flow),
+            **empty_note(int(counts["identified"])),
+            "identified": int(counts["identified"]),
+            "screened": int(counts["screened"]),
+            "included": int(counts["included"]),
+            "flow": MetadataValue.md(flow[["stage", "label", "count"]].to_markdown(index=False)),
+            "diagram": MetadataValue.md(f"![PRISMA 2020 flow diagram](data:image/png;base64,{png})"),
+            "svg": MetadataValue.path(str(folder / "prisma_flow.svg")),
+            "png": MetadataValue.path(str(folder / "prisma_flow.png")),
+        },
+    )
+    problems = reconcile(flow)
+    stale = screening_out_of_step(screening, pdfs)
+    if problems and stale:
+        problems.append(stale)
+    yield AssetCheckResult(
+        check_name=RECONCILE_CHECK,
+        passed=not problems,
+        description=nothing_to_check(int(counts["identified"])),
+        severity=AssetCheckSeverity.ERROR,
+        metadata={"problems": MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none")},
+    )
+
+
+@asset(
+    group_name="review",
+    partitions_def=queries_partitions,
+    ins={
+        name: AssetIn()
+        for name in ("deduped_corpus", "screening", "pdfs", "parsed_docs", "library", "extracted_fields", "topics")
+    },
+    deps=["prisma_flow"],
+    description=(
+        "One row per included study (as counted by prisma_flow): formatted citation, year, title, DOI, dominant "
+        "topic, retraction flag, and every extracted field of the query's review protocol; also as CSV and XLSX."
+    ),
+    kinds={"python", "parquet", "excel"},
+)
+def evidence_table(
+    context: AssetExecutionContext,
+    deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
+    pdfs: pd.DataFrame,
+    parsed_docs: pd.DataFrame,
+    library: pd.DataFrame,
+    extracted_fields: pd.DataFrame,
+    topics: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    included = included_works(deduped_corpus, screening, pdfs, parsed_docs)
+    table = build_evidence_table(included, deduped_corpus, library, extracted_fields, topics)
+    folder = review_dir(context.partition_key)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_csv(table, folder / "evidence_table.csv")
+    write_xlsx(table, folder / "evidence_table.xlsx")
+    fields = field_columns(extracted_fields)
+    context.log.info(f"Evidence table: {len(table):,} included studies, {len(fields)} extracted fields")
+    return Output(
+        table,
+        metadata={
+            "dagster/row_count": len(table),
+            **empty_note(len(table), NO_RECORDS if deduped_corpus.empty else "no study is included"),
+            "fields": ", ".join(fields),
+            "preview": table_preview(table, ["citation", "topic", *fields[:3]], rows=10, width=60),
+            "csv": MetadataValue.path(str(folder / "evidence_table.csv")),
+            "xlsx": MetadataValue.path(str(folder / "evidence_table.xlsx")),
+        },
+    )

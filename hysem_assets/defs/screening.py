@@ -1,0 +1,75 @@
+"""The ``screening`` asset: every work's relevance, rank and decision, and what goes on to full text."""
+
+import pandas as pd
+from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
+
+from hysem_assets.core.empty import empty_note
+from hysem_assets.defs.metadata import table_preview
+from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import Screener
+from hysem_assets.screening.decisions import DecisionLog, decisions_path
+from hysem_assets.screening.outcome import UNDECIDED
+from hysem_assets.screening.session import Screening, Standing, criteria_for_query
+
+
+@asset(
+    group_name="screening",
+    partitions_def=queries_partitions,
+    ins={"deduped_corpus": AssetIn()},
+    description=(
+        "One row per work: relevance score and rank (from the protocol's eligibility criteria until a record is "
+        "included and another excluded, then from active learning on every decision), the reviewer's decision "
+        "(included, excluded with a reason, undecided) from `hysem screen`, and whether it goes on to full text. "
+        "The stopping rule's recall estimate is in the metadata."
+    ),
+    kinds={"python", "parquet"},
+)
+def screening(context: AssetExecutionContext, screener: Screener, deduped_corpus: pd.DataFrame) -> Output[pd.DataFrame]:
+    settings = screener.settings
+    criteria = criteria_for_query(context.partition_key)
+    if criteria.note:
+        context.log.warning(criteria.note)
+    log = DecisionLog(decisions_path(context.partition_key))
+    session = Screening(deduped_corpus[["cluster_id", "title", "abstract"]], criteria)
+    standing = session.standing(log.read(), settings.target_recall)
+    if standing.unknown:
+        context.log.warning(
+            f"{len(standing.unknown)} decision(s) of {log.path} are for works this corpus no longer holds "
+            f"(first: {standing.unknown[0]}); they stay in the log and count again if the works return"
+        )
+    table = session.table(standing, settings.undecided_top_share)
+    context.log.info(
+        f"Screening: {len(standing.decisions):,} of {len(table):,} works decided, ranked by "
+        f"{standing.ranking.ranked_by}; {int(table['proceeds'].sum()):,} go on to full text"
+    )
+    return Output(table, metadata=screening_metadata(table, standing, log.path))
+
+
+def screening_metadata(table: pd.DataFrame, standing: Standing, path) -> dict:
+    counts = table["decision"].value_counts()
+    excluded = table[table["decision"] == "excluded"]
+    estimate = standing.estimate
+    undecided = table[table["decision"] == UNDECIDED].sort_values("rank")
+    return {
+        "dagster/row_count": len(table),
+        **empty_note(len(table)),
+        **{decision: int(counts.get(decision, 0)) for decision in ("included", "excluded", UNDECIDED)},
+        "proceeds": int(table["proceeds"].sum()),
+        "ranked_by": standing.ranking.ranked_by,
+        "stopping_rule_met": estimate.stop,
+        "recall_at_least": MetadataValue.float(round(estimate.recall_at_least, 4)),
+        "relevant_remaining_at_most": estimate.remaining_at_most,
+        "stopping_rule": MetadataValue.md(
+            f"Recall is at least **{estimate.recall_at_least:.1%}** and at most {estimate.remaining_at_most:,} "
+            f"relevant records remain among the {estimate.unscreened:,} unscreened, with {estimate.confidence:.0%} "
+            f"confidence (hypergeometric test on the recent decisions). Screening may stop at "
+            f"{estimate.target_recall:.0%}: {'met' if estimate.stop else 'not yet'}."
+        ),
+        "exclusion_reasons": MetadataValue.md(
+            excluded["reason"].value_counts().rename_axis("reason").reset_index(name="works").to_markdown(index=False)
+            if len(excluded)
+            else "none yet"
+        ),
+        "next_to_screen": table_preview(undecided, ["rank", "cluster_id", "title", "score"], rows=10, width=100),
+        "decisions_file": MetadataValue.path(str(path)),
+    }

@@ -1,0 +1,154 @@
+"""What hysem reads from its environment: state and config folders, endpoints, secrets.
+
+Secrets never live in profiles or config: API keys and the contact address come from
+environment variables when a client is built. Bundled config, profiles and step tags
+ship inside the package (``bundled/``), so an installed wheel finds them without a
+source checkout; ``HYSEM_CONFIG_DIR`` points at a config folder of one's own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+#: Config, profiles and Kubernetes step tags shipped with the package.
+BUNDLED = Path(__file__).resolve().parents[1] / "bundled"
+
+#: The public endpoints, used when neither the environment, the profile nor the mirror say otherwise.
+PRODUCTION_URLS: dict[str, str] = {
+    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+    "openalex": "https://api.openalex.org",
+    "scopus": "https://api.elsevier.com",
+    "crossref": "https://api.crossref.org",
+    "unpaywall": "https://api.unpaywall.org",
+    "zotero": "https://api.zotero.org",
+}
+
+#: Environment variables holding each source's API key (never written to config or metadata).
+KEY_VARIABLES: dict[str, str] = {
+    "pubmed": "NCBI_API_KEY",
+    "openalex": "OPENALEX_API_KEY",
+    "scopus": "SCOPUS_API_KEY",
+    "zotero": "ZOTERO_API_KEY",
+}
+
+
+def hysem_home() -> Path:
+    """Root of all state (Dagster home, asset storage, downloads, indexes)."""
+    return Path(os.environ.get("HYSEM_HOME", ".hysem")).expanduser().resolve()
+
+
+#: Folders of ``HYSEM_HOME`` that hold deliverables for people (the flow, evidence tables, exports), not state.
+DELIVERABLE_FOLDERS = ("review", "exports")
+
+
+#: Below this many free megabytes on the disk holding ``HYSEM_HOME``, commands stop before opening its
+#: stores: on a full disk SQLite cannot journal a read, and a memory-mapped store dies of SIGBUS.
+MIN_FREE_MB = 64
+
+
+class DiskFullError(OSError):
+    """Too little free space on the disk of ``HYSEM_HOME`` to open hysem's state; the message says what to do."""
+
+
+def free_megabytes(path: Path) -> float:
+    """Free space on the disk holding ``path`` (or its nearest existing folder), in megabytes."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return shutil.disk_usage(path).free / 2**20
+
+
+def require_free_space() -> None:
+    """Stop with :class:`DiskFullError` when the disk of ``HYSEM_HOME`` has under :data:`MIN_FREE_MB` free."""
+    home = hysem_home()
+    free = free_megabytes(home)
+    if free < MIN_FREE_MB:
+        raise DiskFullError(
+            f"disk full: {free:.0f} MB free on the disk of {home}, and hysem needs {MIN_FREE_MB} MB to open its "
+            "state. Free some space, or point HYSEM_HOME at a folder on another disk."
+        )
+
+
+def inside_state(path: Path) -> bool:
+    """Whether ``path`` lies in ``HYSEM_HOME`` outside :data:`DELIVERABLE_FOLDERS`, where a file a command
+    writes could overwrite an asset, a store or a cache that runs read back."""
+    target, home = path.expanduser().resolve(), hysem_home()
+    return target.is_relative_to(home) and not any(target.is_relative_to(home / f) for f in DELIVERABLE_FOLDERS)
+
+
+def models_dir() -> Path:
+    """Models exported for faster inference: ``HYSEM_MODELS_DIR`` (one folder several homes can share), else
+    ``$HYSEM_HOME/models``."""
+    return Path(os.environ.get("HYSEM_MODELS_DIR") or hysem_home() / "models").expanduser().resolve()
+
+
+def dagster_home() -> Path:
+    return hysem_home() / "dagster"
+
+
+def assets_dir() -> Path:
+    return hysem_home() / "assets"
+
+
+def review_dir(slug: str) -> Path:
+    """Where a query's deliverables are written: ``$HYSEM_HOME/review/<slug>``."""
+    return hysem_home() / "review" / slug
+
+
+def asset_file(asset_key: str, partition: str, base: Path | None = None) -> Path:
+    """Where ``raw_metadata/pubmed`` for one query lives; shared by the IO manager and the CLI
+    (here, with no import beyond the standard library, so a command can find a table quickly)."""
+    return (base or assets_dir()).joinpath(*asset_key.split("/"), f"{partition}.parquet")
+
+
+def config_dir() -> Path:
+    """Domain configuration (queries, fields, dictionaries): ``HYSEM_CONFIG_DIR``, else the bundled one."""
+    return Path(os.environ.get("HYSEM_CONFIG_DIR", BUNDLED / "config")).resolve()
+
+
+def bundled_profiles() -> Path:
+    """The folder of the bundled deployment profiles (``local``, ``gpu``)."""
+    return BUNDLED / "profiles"
+
+
+def profile_path(name: str | None = None) -> Path:
+    """The profile file: ``HYSEM_PROFILE`` (a bundled name or a path), default ``local``."""
+    name = name or os.environ.get("HYSEM_PROFILE", "local")
+    if name.endswith((".yaml", ".yml")) or os.sep in name:
+        return Path(name).expanduser().resolve()
+    return bundled_profiles() / f"{name}.yaml"
+
+
+def url_override(source: str) -> str | None:
+    """``HYSEM_<SOURCE>_URL`` wins over the profile, so one variable retargets a source."""
+    return os.environ.get(f"HYSEM_{source.upper()}_URL") or None
+
+
+def api_key(source: str) -> str | None:
+    variable = KEY_VARIABLES.get(source)
+    return (os.environ.get(variable) or None) if variable else None
+
+
+MISSING_CONTACT = "Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO."
+
+
+#: What a contact address sent to the APIs must look like: one address, no spaces or control characters.
+EMAIL = re.compile(r"^[^@\s<>(),;:\"\x00-\x1f\x7f]+@[^@\s<>(),;:\"\x00-\x1f\x7f]+\.[A-Za-z]{2,}$")
+
+
+class VariableError(ValueError):
+    """An environment variable whose value cannot be used; the message names the variable."""
+
+
+def mailto(declared: str | None = None) -> str | None:
+    """The contact address sent to polite-pool APIs: the query's own, else ``HYSEM_MAILTO`` (checked like a flag)."""
+    if declared:
+        return declared
+    value = os.environ.get("HYSEM_MAILTO") or None
+    if value is not None and not EMAIL.match(value):
+        raise VariableError(
+            f"HYSEM_MAILTO={value!r} is not an e-mail address (like name@example.org); fix it or unset it"
+        )
+    return value

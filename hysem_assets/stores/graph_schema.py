@@ -1,0 +1,277 @@
+"""The knowledge-graph schema: a fixed skeleton plus what the review protocols declare.
+
+Query, Article and Chunk are the skeleton every load builds; entity labels, their
+relationships from Article, and the Article properties that hold categories and numbers
+come from the protocols (one store serves every partition, so its schema is the union of
+all protocols; each partition maps only its own protocol's fields). Labels, relationship
+types and property names end up inside Cypher text, because no database takes them as
+parameters. So they come only from this schema, each one must be a plain identifier, and
+values never do: values always travel as query parameters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from hysem_assets.settings.protocols import Protocol
+
+PropertyType = Literal["STRING", "INT64", "DOUBLE", "BOOLEAN", "STRING[]"]
+
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+#: Properties every relationship carries: the partition that owns it and the load that wrote it.
+RELATIONSHIP_PROPERTIES = ("query", "load")
+#: The part of the graph the builder always writes.
+SKELETON_NODES = ("Query", "Article", "Chunk")
+SKELETON_RELATIONSHIPS = {"INCLUDES": ("Query", "Article"), "HAS_CHUNK": ("Article", "Chunk")}
+MENTIONS = "MENTIONS"
+
+
+class SchemaError(ValueError):
+    """The schema file is missing, malformed, or refers to something it does not declare."""
+
+
+def _identifier(name: str) -> str:
+    if not _IDENTIFIER.match(name):
+        raise ValueError(f"{name!r} is not a plain identifier (letters, digits, '_'; a letter first)")
+    return name
+
+
+class NodeSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    properties: dict[str, PropertyType] = Field(default_factory=dict)
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        return _identifier(value)
+
+    @field_validator("properties")
+    @classmethod
+    def _properties(cls, value: dict[str, PropertyType]) -> dict[str, PropertyType]:
+        for name in value:
+            _identifier(name)
+        return value
+
+
+class RelationshipSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    source: str = Field(alias="from")
+    targets: list[str] = Field(alias="to")
+
+    @field_validator("targets", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+
+class FieldSpec(BaseModel):
+    """An extracted field becomes entity nodes linked from Article, or one Article property."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entity: str | None = None
+    relationship: str | None = None
+    property: str | None = None
+    #: Words a question uses for the entities ("which outcomes", "how many exposures").
+    words: list[str] = Field(default_factory=list)
+    #: A number property: what it measures (count, duration, quantity...) and its unit, so questions
+    #: with comparisons ("more than 10,000 participants", "at least 18 months") find it and convert units.
+    kind: str | None = None
+    unit: str | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> FieldSpec:
+        if (self.entity is None) != (self.relationship is None) or (self.entity is None) == (self.property is None):
+            raise ValueError("give either entity and relationship, or property")
+        if (self.kind or self.unit) and self.property is None:
+            raise ValueError("kind and unit describe a number property, not entities")
+        return self
+
+    def is_number(self) -> bool:
+        return self.property is not None and self.kind is not None
+
+
+class GraphSchema(BaseModel):
+    """Labels with their key and typed properties, relationship types, and field mappings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: dict[str, NodeSpec]
+    relationships: dict[str, RelationshipSpec]
+    #: Article property -> corpus column.
+    article: dict[str, str] = Field(default_factory=dict)
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GraphSchema:
+        for name in (*self.nodes, *self.relationships):
+            _identifier(name)
+        for label, spec in self.nodes.items():
+            if spec.key in spec.properties:
+                raise ValueError(f"{label}: the key {spec.key} must not be listed again under properties")
+        for label in SKELETON_NODES:
+            if label not in self.nodes:
+                raise ValueError(f"node label {label} is required")
+        for rel_type, (source, target) in SKELETON_RELATIONSHIPS.items():
+            spec = self.relationships.get(rel_type)
+            if spec is None or spec.source != source or spec.targets != [target]:
+                raise ValueError(f"relationship {rel_type} from {source} to {target} is required")
+        for rel_type, spec in self.relationships.items():
+            for label in (spec.source, *spec.targets):
+                if label not in self.nodes:
+                    raise ValueError(f"relationship {rel_type} refers to undeclared label {label}")
+        article = self.nodes["Article"].properties
+        for prop in self.article:
+            if prop not in article:
+                raise ValueError(f"article property {prop} is not declared on Article")
+        mentionable = set(self.relationships[MENTIONS].targets) if MENTIONS in self.relationships else set()
+        for field, spec in self.fields.items():
+            if spec.property is not None:
+                if spec.property not in article:
+                    raise ValueError(f"field {field}: Article has no property {spec.property}")
+                continue
+            rel = self.relationships.get(spec.relationship or "")
+            if rel is None or rel.source != "Article" or spec.entity not in rel.targets:
+                raise ValueError(
+                    f"field {field}: relationship {spec.relationship} must go from Article to {spec.entity}"
+                )
+            if spec.entity not in mentionable:
+                raise ValueError(f"field {field}: {MENTIONS} must list {spec.entity} among its targets")
+        return self
+
+    def key(self, label: str) -> str:
+        return self.nodes[label].key
+
+    def entity_fields(self) -> dict[str, tuple[str, str]]:
+        """Extracted field -> (entity label, relationship type from Article)."""
+        return {
+            name: (spec.entity, spec.relationship)
+            for name, spec in self.fields.items()
+            if spec.entity is not None and spec.relationship is not None
+        }
+
+    def loaded_properties(self, label: str) -> dict[str, PropertyType]:
+        """Properties one partition writes: for Article, its corpus columns and its protocol's own fields.
+
+        Properties of other protocols are left as they are, so a work two reviews share keeps both.
+        """
+        declared = self.nodes[label].properties
+        if label != "Article":
+            return declared
+        own = set(self.article) | {spec.property for spec in self.fields.values() if spec.property}
+        return {name: kind for name, kind in declared.items() if name in own}
+
+    def relationship_pairs(self) -> list[tuple[str, str, str]]:
+        """(type, from label, to label) for every declared pair."""
+        return [(t, spec.source, target) for t, spec in self.relationships.items() for target in spec.targets]
+
+
+#: The skeleton: what every partition loads whatever its protocol.
+SKELETON: dict[str, Any] = {
+    "nodes": {
+        "Query": {"key": "key", "properties": {"title": "STRING"}},
+        "Article": {
+            "key": "key",  # the DOI, or the cluster id when the record has none
+            "properties": {
+                "doi": "STRING",
+                "cluster_id": "STRING",
+                "title": "STRING",
+                "year": "INT64",
+                "journal": "STRING",
+                "authors": "STRING[]",
+                "in_text_citation": "STRING",
+                "full_citation": "STRING",
+                "zotero_key": "STRING",
+                "dominant_topic": "INT64",
+            },
+        },
+        "Chunk": {
+            "key": "chunk_id",
+            "properties": {"cluster_id": "STRING", "chunk_index": "INT64", "section": "STRING", "text": "STRING"},
+        },
+    },
+    "relationships": {"INCLUDES": {"from": "Query", "to": "Article"}, "HAS_CHUNK": {"from": "Article", "to": "Chunk"}},
+}
+
+
+def default_words(field_name: str, label: str) -> list[str]:
+    """Question words for a field that names none: its name's last word and the label, singular and plural."""
+    words = {field_name.split("_")[-1].casefold(), re.sub(r"(?<=[a-z])(?=[A-Z])", " ", label).casefold()}
+    return sorted({form for word in words for form in (word.removesuffix("s"), word.removesuffix("s") + "s")})
+
+
+def _field_specs(protocol: Protocol) -> dict[str, dict[str, Any]]:
+    specs: dict[str, dict[str, Any]] = {}
+    for field in protocol.fields:
+        link = field.graph
+        if link is None:
+            continue
+        if link.property:
+            specs[field.name] = {"property": link.property}
+            if field.type == "number":
+                specs[field.name] |= {"kind": field.number_kind, "unit": field.unit}
+        else:
+            assert link.node is not None
+            relationship = link.relationship or "HAS_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", link.node).upper()
+            words = link.words or default_words(field.name, link.node)
+            specs[field.name] = {"entity": link.node, "relationship": relationship, "words": words}
+    return specs
+
+
+def graph_schema(protocols: Mapping[str, Protocol], protocol: Protocol | None = None) -> GraphSchema:
+    """The store's schema: the skeleton, every protocol's labels and properties, ``protocol``'s field mappings.
+
+    Two protocols may share a label, relationship or property only with the same meaning
+    (same endpoints, same type); anything else is an error naming both.
+    """
+    nodes = {label: {**spec, "properties": dict(spec["properties"])} for label, spec in SKELETON["nodes"].items()}
+    relationships = {name: dict(spec) for name, spec in SKELETON["relationships"].items()}
+    article = nodes["Article"]["properties"]
+    owners: dict[str, str] = {}
+    mentionable: list[str] = []
+
+    def claim(what: str, value: object, owner: str) -> None:
+        key = f"{what}={value!r}"
+        previous = owners.setdefault(what, f"{owner}:{key}")
+        if previous.split(":", 1)[1] != key:
+            raise SchemaError(
+                f"{what} is declared differently by {previous.split(':', 1)[0]} and {owner}; "
+                "give one of them another name"
+            )
+
+    for name, each in sorted(protocols.items()):
+        for field_name, spec in _field_specs(each).items():
+            owner = f"config/protocols/{name}.yaml field {field_name!r}"
+            if "property" in spec:
+                kind = each.field(field_name).property_type()
+                if spec["property"] in SKELETON["nodes"]["Article"]["properties"]:
+                    raise SchemaError(f"{owner}: Article.{spec['property']} is a built-in property; rename it")
+                claim(f"Article.{spec['property']}", kind, owner)
+                article[spec["property"]] = kind
+                continue
+            label, relationship = spec["entity"], spec["relationship"]
+            if label in SKELETON["nodes"] or relationship in SKELETON["relationships"] or relationship == MENTIONS:
+                raise SchemaError(f"{owner}: {label}/{relationship} is part of the built-in skeleton; rename it")
+            claim(f"relationship {relationship}", label, owner)
+            nodes.setdefault(label, {"key": "name"})
+            relationships[relationship] = {"from": "Article", "to": label}
+            mentionable.append(label)
+    if mentionable:
+        relationships[MENTIONS] = {"from": "Chunk", "to": sorted(set(mentionable))}
+    data = {
+        **{"nodes": nodes, "relationships": relationships},
+        "article": {prop: prop for prop in SKELETON["nodes"]["Article"]["properties"]},
+        "fields": _field_specs(protocol) if protocol is not None else {},
+    }
+    try:
+        return GraphSchema.model_validate(data)
+    except ValidationError as exc:
+        where = f"protocol {protocol.name}" if protocol is not None else "the protocols"
+        raise SchemaError(f"The graph schema of {where} is invalid: {exc}") from exc
