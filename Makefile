@@ -29,9 +29,10 @@ ocr:  ## Tesseract, the embedded default's OCR engine for scanned pages (Debian 
 demo: install ocr  ## materialize every asset for the sample query, offline
 	$(VENV)/bin/hysem demo
 
-test: install ocr  ## lint, format check and the whole test suite
+test: install ocr  ## lint, format check, the layer contract and the whole test suite
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 ui: install  ## Dagster UI on http://127.0.0.1:3000

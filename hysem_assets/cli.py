@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import io
 import json
 import sys
 from pathlib import Path
@@ -115,11 +114,13 @@ def query_add(
     contact = environment.mailto(spec.mailto)  # a bad HYSEM_MAILTO stops here, before anything is written
     # The partition first: when HYSEM_HOME cannot take it, the queries file stays as it was,
     # and when the file cannot take the query, the partition is withdrawn; the two stay in step.
-    registered = _register_partitions([spec.slug])
+    from hysem_assets.runs.launch import register_partitions, unregister_partitions
+
+    registered = register_partitions([spec.slug])
     try:
         append_query(spec)
     except BaseException:
-        _unregister_partitions(registered)
+        unregister_partitions(registered)
         raise
     click.echo(f"Added query {spec.slug!r} and registered its partition.")
     if not contact:
@@ -177,10 +178,12 @@ def protocol_check(names: tuple[str, ...]) -> None:
 def demo(slug: str) -> None:
     """Materialize every asset for the sample query on the embedded default and summarize."""
     get_query(slug)
+    from hysem_assets.runs.launch import materialize_preference_dataset, status_rows
+
     result = _materialize(slug, selection=None)
-    dataset = _materialize_preference_dataset()
+    dataset = materialize_preference_dataset()
     click.echo(f"\nhysem demo: query {slug!r}")
-    for row in _status_rows(slug):
+    for row in status_rows(slug):
         click.echo(
             f"  {row['asset']:<28} {'materialized' if row['materialized'] else 'missing':<13} rows={row['rows']}"
         )
@@ -263,10 +266,12 @@ def backfill(slugs: str, assets: str | None, url: str, wait: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(slug: str | None, as_json: bool) -> None:
     """Per asset and partition: materialized or not, row count, last run."""
+    from hysem_assets.runs.launch import status_rows, stuck_run_notes
+
     slugs = [slug] if slug else list(load_queries())
     if slug:
         get_query(slug)
-    rows = [row for s in slugs for row in _status_rows(s)]
+    rows = [row for s in slugs for row in status_rows(s)]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -274,7 +279,8 @@ def status(slug: str | None, as_json: bool) -> None:
         state = "materialized" if row["materialized"] else "damaged" if row["problem"] else "missing"
         line = f"{row['query']:<28} {row['asset']:<28} {state:<13} rows={row['rows']}  {row['last_run'] or ''}"
         click.echo(line + (f"  ({row['problem']}; `hysem doctor --fix`)" if row["problem"] else ""))
-    _stuck_runs_hint()
+    for note in stuck_run_notes():
+        click.echo(note, err=True)
 
 
 @main.command()
@@ -286,15 +292,13 @@ def status(slug: str | None, as_json: bool) -> None:
 def doctor(fix: bool) -> None:
     """List what keeps runs from going on (dead runs, held pool slots, damaged asset files, store locks,
     incomplete stores)."""
-    from hysem_assets.definitions import defs
     from hysem_assets.defs.resources import build_resources
     from hysem_assets.runs.doctor import examine
     from hysem_assets.runs.instance import get_instance
+    from hysem_assets.runs.launch import asset_keys, rematerialize
 
-    graph = defs.resolve_asset_graph()
-    keys = sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())
-    partitioned = {key for key in keys if graph.get(key).partitions_def is not None}
-    findings = examine(get_instance(), build_resources(), keys, partitioned, _rematerialize)
+    keys, partitioned = asset_keys()
+    findings = examine(get_instance(), build_resources(), keys, partitioned, rematerialize)
     for finding in findings:
         click.echo(f"{'!' if finding.problem else ' '} {finding.kind:<12} {finding.text}")
     problems = [f for f in findings if f.problem]
@@ -636,9 +640,10 @@ def export_preferences_command(output: Path | None, fmt: str) -> None:
     """Materialize preference_dataset from every query's preference log (DPO: prompt, chosen, rejected)."""
     import shutil
 
+    from hysem_assets.runs.launch import materialize_preference_dataset
     from hysem_assets.settings.environment import hysem_home
 
-    if not _materialize_preference_dataset().success:
+    if not materialize_preference_dataset().success:
         raise click.ClickException("preference_dataset failed; see the log above.")
     source = hysem_home() / "exports" / f"preferences.{fmt}"
     if output:
@@ -710,143 +715,25 @@ def _date(value: dt.datetime | None) -> dt.date | None:
     return value.date() if value else None
 
 
-def _register_partitions(slugs: list[str]) -> list[str]:
-    """Register the partitions not yet known; returns those it added."""
-    from hysem_assets.defs.partitions import queries_partitions
-    from hysem_assets.runs.instance import get_instance
+def _materialize(slug: str, selection: str | None, allow_partial: bool = False):
+    """:func:`hysem_assets.runs.launch.materialize_query`, its errors as one line each."""
+    from hysem_assets.runs.launch import SelectionError, materialize_query
 
-    instance = get_instance()
-    known = set(instance.get_dynamic_partitions(queries_partitions.name))
-    missing = [s for s in slugs if s not in known]
-    if missing:
-        instance.add_dynamic_partitions(queries_partitions.name, missing)
-    return missing
-
-
-def _unregister_partitions(slugs: list[str]) -> None:
-    from hysem_assets.defs.partitions import queries_partitions
-    from hysem_assets.runs.instance import get_instance
-
-    instance = get_instance()
-    for slug in slugs:
-        instance.delete_dynamic_partition(queries_partitions.name, slug)
-
-
-def _materialize(slug: str, selection: str | None, allow_partial: bool = False, keys: list[str] | None = None):
-    """Run in-process against the persistent instance, so the UI and `status` see the runs; ``keys`` (asset
-    names) select like ``selection`` does."""
-    from dagster import AssetKey, AssetSelection
-    from dagster import materialize as dagster_materialize
-
-    try:  # a bad protocol stops here, naming its file and field, before any step starts
-        load_protocol(get_query(slug).protocol)
+    try:
+        return materialize_query(slug, selection, allow_partial=allow_partial)
     except ProtocolError as exc:
         raise click.ClickException(str(exc)) from exc
-
-    from hysem_assets.definitions import defs
-
-    assets = [a for a in defs.assets or [] if a.partitions_def is not None]
-    chosen = _selection(selection, defs) if selection else None
-    if keys:
-        chosen = AssetSelection.assets(*(AssetKey.from_user_string(key) for key in keys))
-        selection = " or ".join(f'key:"{key}"' for key in keys)
-    resources = defs.resources
-    if allow_partial:
-        from hysem_assets.defs.resources import build_resources, load_profile
-
-        resources = build_resources(load_profile().model_copy(update={"allow_partial_results": True}))
-    _register_partitions([slug])
-    return _supervised(
-        f"hysem materialize --query {slug}" + (f" --select {selection}" if selection else ""),
-        lambda instance, tags: dagster_materialize(
-            assets,
-            instance=instance,
-            resources=resources,
-            partition_key=slug,
-            selection=chosen,
-            raise_on_error=False,
-            tags=tags,
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-        ),
-    )
+    except SelectionError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
-def _rematerialize(slug: str, assets: list[str]) -> str:
-    """Materialize ``assets`` of query ``slug`` again (doctor's fix for damaged files); how it went."""
-    result = _materialize(slug, None, keys=assets)
-    ok = result is not None and result.success
-    return f"materialized {', '.join(assets)} of {slug!r} again: {'done' if ok else 'the run failed, see its log'}"
+def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
+    from hysem_assets.runs.launch import UnknownAsset, load_asset
 
-
-def _supervised(command: str, launch):
-    """One run, after dead runs are reclaimed; signals stop it cleanly and pool waits are shown."""
-    from hysem_assets.runs.instance import get_instance
-    from hysem_assets.runs.supervise import run_supervised
-
-    instance = get_instance()
-    say = lambda line: click.echo(line, err=True)  # noqa: E731
-    return run_supervised(lambda tags: launch(instance, tags), instance, command=command, say=say)
-
-
-def _stuck_runs_hint() -> None:
-    """After ``status``: say when a dead run still holds a pool, which stops later runs after ``library``."""
-    from hysem_assets.runs.instance import get_instance
-    from hysem_assets.runs.reclaim import describe_claims, stale_runs
-
-    for run in stale_runs(get_instance()):
-        holds = f" and holds {describe_claims(run.claims)}" if run.claims else ""
-        click.echo(
-            f"Note: {run.describe()} is still marked in progress{holds}; the next `hysem materialize` "
-            "reclaims it, or run `hysem doctor --fix`.",
-            err=True,
-        )
-
-
-def _selection(text: str, defs):
-    """``--select`` parsed and checked against the query-partitioned assets before a run starts."""
-    import warnings
-
-    from dagster import AssetSelection, BetaWarning
-    from dagster._core.errors import DagsterError
-
-    graph = defs.resolve_asset_graph()
-    partitioned = sorted(
-        (key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def is not None),
-        key=lambda key: key.to_user_string(),
-    )
-    names = ", ".join(key.to_user_string() for key in partitioned)
     try:
-        with warnings.catch_warnings():  # Dagster's own beta notice about group selections
-            warnings.simplefilter("ignore", BetaWarning)
-            selection = AssetSelection.from_string(text)
-            chosen = selection.resolve(graph)
-    except DagsterError as exc:
-        reason = "no such asset" if "no AssetsDefinition" in str(exc) else "not an asset selection"
-        raise click.UsageError(f"--select {text!r}: {reason}. Assets: {names}.") from None
-    if not chosen & set(partitioned):
-        raise click.UsageError(f"--select {text!r} selects no asset of a query. Assets: {names}.")
-    return selection
-
-
-def _materialize_preference_dataset():
-    """The cross-query preference dataset, from every query's materialized preference log."""
-    from dagster import AssetSelection
-    from dagster import materialize as dagster_materialize
-
-    from hysem_assets.definitions import defs
-
-    return _supervised(
-        "hysem export-preferences",
-        lambda instance, tags: dagster_materialize(
-            list(defs.assets),
-            instance=instance,
-            resources=defs.resources,
-            selection=AssetSelection.assets("preference_dataset"),
-            raise_on_error=False,
-            tags=tags,
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-        ),
-    )
+        return load_asset(asset, slug)
+    except UnknownAsset as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _json_records(frame: pd.DataFrame) -> str:
@@ -862,48 +749,3 @@ def _json_records(frame: pd.DataFrame) -> str:
     return json.dumps(
         [{key: decoded(value) for key, value in row.items()} for row in rows], ensure_ascii=False, indent=2
     )
-
-
-def _load_asset(asset: str, slug: str) -> pd.DataFrame | None:
-    """One asset partition read through the code location's IO manager; None when it is not
-    materialized. An unknown asset name fails with the list of assets."""
-    from dagster import AssetKey
-
-    from hysem_assets.definitions import defs
-    from hysem_assets.defs.partitions import queries_partitions
-    from hysem_assets.runs.instance import get_instance
-
-    key = AssetKey.from_user_string(asset)
-    known = sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys())
-    if asset not in known:
-        raise click.ClickException(f"No such asset: {asset!r}. Assets: {', '.join(known)}.")
-    instance = get_instance()
-    if slug not in instance.get_dynamic_partitions(queries_partitions.name):
-        return None  # never materialized: the partition was not even registered
-    try:
-        with contextlib.redirect_stderr(io.StringIO()):  # the IO manager's "Loading partition ..." lines
-            return defs.load_asset_value(key, partition_key=slug, instance=instance)
-    except FileNotFoundError:
-        return None
-
-
-def _status_rows(slug: str) -> list[dict]:
-    from hysem_assets.definitions import defs
-    from hysem_assets.runs.instance import get_instance
-    from hysem_assets.runs.integrity import stored_assets
-
-    graph = defs.resolve_asset_graph()
-    keys = sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string())
-    partitioned = {key for key in keys if graph.get(key).partitions_def is not None}
-    return [
-        {
-            "query": slug,
-            "asset": stored.asset,
-            "materialized": stored.materialized and stored.problem is None,
-            "rows": stored.rows,
-            "last_run": stored.run_id,
-            "last_materialized_at": stored.at.isoformat() if stored.at else None,
-            "problem": stored.problem,
-        }
-        for stored in stored_assets(get_instance(), keys, slug, partitioned)
-    ]

@@ -12,7 +12,7 @@ from dagster import DagsterInstance, build_asset_context
 
 from hysem_assets.cli import SAMPLE_QUERY, main
 from hysem_assets.defs.enrichment import canonical_terms
-from hysem_assets.defs.resources import TermUnifier
+from hysem_assets.defs.resources import ReviewConfig, TermUnifier
 from hysem_assets.settings.protocols import StaleProtocolError, load_protocol
 
 
@@ -70,4 +70,6 @@ def test_switching_a_querys_protocol_asks_for_re_materialization(config: Path) -
     )
     context = build_asset_context(partition_key=SAMPLE_QUERY)
     with pytest.raises(StaleProtocolError, match=rf"{SAMPLE_QUERY}.*extracted with pollution-cardio-ml@.*generic@"):
-        canonical_terms(context=context, term_unifier=TermUnifier(), extracted_fields=extracted)
+        canonical_terms(
+            context=context, term_unifier=TermUnifier(), review_config=ReviewConfig(), extracted_fields=extracted
+        )

@@ -10,6 +10,7 @@ import yaml
 
 from hysem_assets.cli import SAMPLE_QUERY
 from hysem_assets.review.evidence import STUDY_COLUMNS
+from hysem_assets.settings.catalog import review_for
 from hysem_assets.settings.fields import response_schema
 from hysem_assets.settings.protocols import (
     DEFAULT_PROTOCOL,
@@ -19,7 +20,6 @@ from hysem_assets.settings.protocols import (
     StaleProtocolError,
     load_protocol,
     load_protocols,
-    protocol_for_query,
 )
 
 GENERIC_FIELDS = [
@@ -60,10 +60,10 @@ def test_servers_get_the_protocol_as_a_json_schema() -> None:
 
 
 def test_the_sample_query_names_its_protocol_and_a_query_without_one_gets_generic(config: Path) -> None:
-    assert protocol_for_query("air-pollution-cardio-ml").name == "pollution-cardio-ml"
+    assert review_for("air-pollution-cardio-ml").protocol.name == "pollution-cardio-ml"
     text = (config / "queries.yaml").read_text(encoding="utf-8")
     (config / "queries.yaml").write_text(text + "  - slug: plain\n    query: anything\n", encoding="utf-8")
-    assert protocol_for_query("plain").name == "generic"
+    assert review_for("plain").protocol.name == "generic"
 
 
 def _write(config: Path, fields: dict, **extra: object) -> Path:
@@ -132,7 +132,7 @@ def test_an_unreadable_protocol_blocks_only_the_queries_that_use_it(config: Path
     (config / "protocols" / "latin1.yaml").write_bytes(b"title: Caf\xe9 review\nfields: {}\n")
     assert "generic" in load_protocols()  # the others still load, the bad one with a warning naming it
     assert "latin1" not in load_protocols() and "latin1.yaml" in caplog.text
-    assert protocol_for_query(SAMPLE_QUERY).name == "pollution-cardio-ml"
+    assert review_for(SAMPLE_QUERY).protocol.name == "pollution-cardio-ml"
     with pytest.raises(ProtocolError, match="latin1.yaml"):
         load_protocol("latin1")
 

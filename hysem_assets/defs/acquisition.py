@@ -32,8 +32,8 @@ from hysem_assets.dedup.merge import merge_clusters
 from hysem_assets.defs.fetch_report import fatal_error, outcome_metadata, partial_summary
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.defs.resources import ScholarlyApis
-from hysem_assets.settings.queries import METADATA_SOURCES, get_query
+from hysem_assets.defs.resources import ReviewConfig, ScholarlyApis
+from hysem_assets.settings.queries import METADATA_SOURCES
 
 DESCRIPTIONS = {
     "pubmed": "PubMed records (NCBI E-utilities esearch + efetch XML), normalized core columns plus the raw XML.",
@@ -65,8 +65,8 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
         dagster_type=RawMetadataFrame,
         check_specs=[AssetCheckSpec(FETCH_COMPLETE, asset=key, description=FETCH_COMPLETE_DESCRIPTION, blocking=True)],
     )
-    def _raw_metadata(context: AssetExecutionContext, scholarly_apis: ScholarlyApis):
-        spec = get_query(context.partition_key)
+    def _raw_metadata(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, review_config: ReviewConfig):
+        spec = review_config.query(context.partition_key)
         if source not in spec.sources:
             message = f"{source} is not among this query's sources {spec.sources}"
             context.log.info(message)
@@ -182,6 +182,7 @@ def deduped_corpus(
     context: AssetExecutionContext,
     config: CorpusConfig,
     scholarly_apis: ScholarlyApis,
+    review_config: ReviewConfig,
     pubmed: pd.DataFrame,
     openalex: pd.DataFrame,
     scopus: pd.DataFrame,
@@ -195,7 +196,7 @@ def deduped_corpus(
 
     lookups = []
     if config.enrich:
-        spec = get_query(context.partition_key)
+        spec = review_config.query(context.partition_key)
         dois = sorted(corpus["doi"].dropna().unique())
         for source in ENRICHMENT_SOURCES:
             progress = Progress(context.log, f"enrich from {source}", unit="DOIs")

@@ -13,7 +13,7 @@ from hysem_assets.core.progress import Progress
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.placement import gpu_step_tags
-from hysem_assets.defs.resources import FieldExtractor, TermUnifier, TopicModeller
+from hysem_assets.defs.resources import FieldExtractor, ReviewConfig, TermUnifier, TopicModeller
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.extraction.backends import build_backend as build_extraction_backend
 from hysem_assets.extraction.chunking import TOKENIZER_NAME
@@ -25,7 +25,7 @@ from hysem_assets.llm.registry import build_backend
 from hysem_assets.screening.outcome import screened_in
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.profile import TopicsSettings
-from hysem_assets.settings.protocols import Protocol, protocol_for_query
+from hysem_assets.settings.protocols import Protocol
 from hysem_assets.stores.tables import write_parquet
 from hysem_assets.stores.work_cache import WorkCache, work_id
 from hysem_assets.terms.mapping import map_terms
@@ -79,13 +79,14 @@ def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
 def extracted_fields(
     context: AssetExecutionContext,
     field_extractor: FieldExtractor,
+    review_config: ReviewConfig,
     deduped_corpus: pd.DataFrame,
     screening: pd.DataFrame,
     parsed_docs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = field_extractor.settings
     works = screened_in(deduped_corpus, screening)
-    protocol = protocol_for_query(context.partition_key)
+    protocol = review_config.protocol(context.partition_key)
     fields = protocol.extraction_fields()
     backend = build_extraction_backend(
         settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields", protocol=protocol
@@ -260,10 +261,13 @@ def raw_terms(extracted: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
     kinds={"python", "parquet"},
 )
 def canonical_terms(
-    context: AssetExecutionContext, term_unifier: TermUnifier, extracted_fields: pd.DataFrame
+    context: AssetExecutionContext,
+    term_unifier: TermUnifier,
+    review_config: ReviewConfig,
+    extracted_fields: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = term_unifier.settings
-    protocol = protocol_for_query(context.partition_key)
+    protocol = review_config.protocol(context.partition_key)
     protocol.check_extracted(extracted_fields, context.partition_key)
     fields = [field.name for field in protocol.fields if field.type == "terms"]
     dictionaries = protocol.dictionaries()

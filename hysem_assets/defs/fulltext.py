@@ -22,7 +22,7 @@ from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
 from hysem_assets.core.progress import Progress
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.defs.resources import PdfFetcher, ScholarlyApis
+from hysem_assets.defs.resources import PdfFetcher, ReviewConfig, ScholarlyApis
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.fulltext.pdfs import download_pdfs
@@ -33,7 +33,6 @@ from hysem_assets.library.table import library_table, load_citation_settings
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
 from hysem_assets.screening.outcome import screened_in
 from hysem_assets.settings.environment import MISSING_CONTACT, api_key, config_dir, hysem_home
-from hysem_assets.settings.queries import get_query
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, content_key, work_id
 
 
@@ -80,10 +79,11 @@ def pdfs(
     context: AssetExecutionContext,
     scholarly_apis: ScholarlyApis,
     pdf_fetcher: PdfFetcher,
+    review_config: ReviewConfig,
     deduped_corpus: pd.DataFrame,
     screening: pd.DataFrame,
 ):
-    spec = get_query(context.partition_key)
+    spec = review_config.query(context.partition_key)
     records = screened_in(deduped_corpus, screening)[["cluster_id", "doi"]]
     context.log.info(f"{len(records):,} of {len(deduped_corpus):,} works go on from screening")
     endpoint = scholarly_apis.endpoint("unpaywall", spec)

@@ -10,7 +10,7 @@ from hysem_assets.core.progress import Progress
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.placement import GRAPH_STORE_TAG, gpu_step_tags
-from hysem_assets.defs.resources import AnswerModels, ChunkStore, GraphDatabase
+from hysem_assets.defs.resources import AnswerModels, ChunkStore, GraphDatabase, ReviewConfig
 from hysem_assets.knowledge.build import article_digests, build_partition_graph
 from hysem_assets.knowledge.fields import canonical_fields, chunk_mentions
 from hysem_assets.knowledge.reports import Report, load_reports, run_report
@@ -21,8 +21,7 @@ from hysem_assets.retrieval.chunking import FULL_TEXT, work_chunks
 from hysem_assets.retrieval.indexing import IndexSummary, index_chunks, with_citations
 from hysem_assets.retrieval.repair import chunk_tables, rebuild_chunk_store
 from hysem_assets.settings.environment import hysem_home
-from hysem_assets.settings.protocols import Protocol, load_protocols, protocol_for_query
-from hysem_assets.settings.queries import get_query
+from hysem_assets.settings.protocols import Protocol
 from hysem_assets.stores.chunks import DamagedStoreError
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.graph_schema import graph_schema
@@ -132,6 +131,7 @@ def vector_index(
 def knowledge_graph(
     context: AssetExecutionContext,
     graph_database: GraphDatabase,
+    review_config: ReviewConfig,
     deduped_corpus: pd.DataFrame,
     library: pd.DataFrame,
     topics: pd.DataFrame,
@@ -140,9 +140,10 @@ def knowledge_graph(
     vector_index: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = graph_database.settings
-    protocol = protocol_for_query(context.partition_key)
+    review = review_config.review(context.partition_key)
+    protocol = review.protocol
     protocol.check_extracted(extracted_fields, context.partition_key)
-    schema = graph_schema(load_protocols(), protocol)
+    schema = graph_schema(review_config.protocols(), protocol)
     spellings = dictionary_spellings(protocol)
     fields = canonical_fields(schema, protocol, extracted_fields, canonical_terms, spellings)
     chunks = vector_index.assign(mentions=chunk_mentions(schema, vector_index, canonical_terms, spellings))
@@ -152,7 +153,7 @@ def knowledge_graph(
         corpus=citable_corpus(deduped_corpus, library, topics),
         fields=fields,
         chunks=chunks,
-        title=get_query(context.partition_key).title or None,
+        title=review.spec.title or None,
     )
     store = graph_database.open()
     progress = Progress(context.log, "knowledge_graph", unit="rows")
@@ -204,8 +205,10 @@ def report_asset(report: Report) -> AssetsDefinition:
         description=report.description or f"Saved report {report.name}.cypher over the knowledge graph.",
         kinds={"python", "parquet"},
     )
-    def _report(context: AssetExecutionContext, graph_database: GraphDatabase) -> Output[pd.DataFrame]:
-        protocol = protocol_for_query(context.partition_key)
+    def _report(
+        context: AssetExecutionContext, graph_database: GraphDatabase, review_config: ReviewConfig
+    ) -> Output[pd.DataFrame]:
+        protocol = review_config.protocol(context.partition_key)
         if report.name not in protocol.reports:
             context.log.info(f"Report {report.name} is not part of protocol {protocol.name}; nothing to run.")
             return Output(

@@ -21,7 +21,7 @@ from hysem_assets.core.empty import NO_RECORDS, empty_note, typed_when_empty
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.placement import GRAPH_STORE_TAG, gpu_step_tags
-from hysem_assets.defs.resources import AnswerModels, ChunkStore, GraphDatabase
+from hysem_assets.defs.resources import AnswerModels, ChunkStore, GraphDatabase, ReviewConfig
 from hysem_assets.qa.answer import ANSWER_DTYPES, answer_questions
 from hysem_assets.qa.engine import qa_engine
 from hysem_assets.qa.preferences import PREFERENCE_DTYPES, excluded_pairs, export_preferences
@@ -78,6 +78,7 @@ def qa_answers(
     answer_models: AnswerModels,
     chunk_store: ChunkStore,
     graph_database: GraphDatabase,
+    review_config: ReviewConfig,
     vector_index: pd.DataFrame,
     library: pd.DataFrame,
     canonical_terms: pd.DataFrame,
@@ -92,7 +93,14 @@ def qa_answers(
         knowledge_graph=graph_database.settings,
     )
     with qa_engine(
-        settings, context.partition_key, vector_index, library, canonical_terms, extracted_fields, summary_tree
+        settings,
+        context.partition_key,
+        review_config.protocol(context.partition_key),
+        vector_index,
+        library,
+        canonical_terms,
+        extracted_fields,
+        summary_tree,
     ) as engine:
         answers, preferences = answer_questions(questions, engine)
     table = as_frame(answers, ANSWER_DTYPES)

@@ -22,8 +22,10 @@ from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.mirror.server import MirrorServer, bundled_snapshot_dirs
 from hysem_assets.settings import profile as sections
 from hysem_assets.settings import redaction
+from hysem_assets.settings.catalog import Review, review_for
 from hysem_assets.settings.profile import Profile, load_profile
-from hysem_assets.settings.queries import METADATA_SOURCES, QuerySpec
+from hysem_assets.settings.protocols import Protocol, load_protocols
+from hysem_assets.settings.queries import METADATA_SOURCES, QuerySpec, get_query
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.endpoints import base_url, fetch, lookup, needs_mirror, resolve_endpoint
 from hysem_assets.sources.lookups import LookupOutcome
@@ -216,6 +218,24 @@ class GraphDatabase(ConfigurableResource):
         return open_graph_store(self.settings)
 
 
+class ReviewConfig(ConfigurableResource):
+    """Each partition's configuration: the query config/queries.yaml declares for it and the
+    review protocol that query names (config/protocols). Assets ask this resource, never the files."""
+
+    def review(self, slug: str) -> Review:
+        return review_for(slug)
+
+    def query(self, slug: str) -> QuerySpec:
+        return get_query(slug)
+
+    def protocol(self, slug: str) -> Protocol:
+        return review_for(slug).protocol
+
+    def protocols(self) -> dict[str, Protocol]:
+        """Every protocol that loads: the graph schema is their union."""
+        return load_protocols()
+
+
 class AnswerModels(ConfigurableResource):
     """Retrieval depth, the revise loop and the generator, auditor and Cypher models of ``answers``."""
 
@@ -245,4 +265,5 @@ def build_resources(profile: Profile | None = None) -> dict[str, Any]:
         "chunk_store": ChunkStore(settings=sections.vector_index),
         "graph_database": GraphDatabase(settings=sections.knowledge_graph),
         "answer_models": AnswerModels(settings=sections.answers),
+        "review_config": ReviewConfig(),
     }

@@ -6,10 +6,10 @@ from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 from hysem_assets.core.empty import empty_note
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.defs.resources import Screener
+from hysem_assets.defs.resources import ReviewConfig, Screener
 from hysem_assets.screening.decisions import DecisionLog, decisions_path
 from hysem_assets.screening.outcome import UNDECIDED
-from hysem_assets.screening.session import Screening, Standing, criteria_for_query
+from hysem_assets.screening.session import Screening, Standing, review_criteria
 
 
 @asset(
@@ -24,9 +24,11 @@ from hysem_assets.screening.session import Screening, Standing, criteria_for_que
     ),
     kinds={"python", "parquet"},
 )
-def screening(context: AssetExecutionContext, screener: Screener, deduped_corpus: pd.DataFrame) -> Output[pd.DataFrame]:
+def screening(
+    context: AssetExecutionContext, screener: Screener, review_config: ReviewConfig, deduped_corpus: pd.DataFrame
+) -> Output[pd.DataFrame]:
     settings = screener.settings
-    criteria = criteria_for_query(context.partition_key)
+    criteria = review_criteria(review_config.review(context.partition_key))
     if criteria.note:
         context.log.warning(criteria.note)
     log = DecisionLog(decisions_path(context.partition_key))

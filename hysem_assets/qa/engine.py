@@ -28,10 +28,11 @@ from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
 from hysem_assets.qa.router import ModelRouter
 from hysem_assets.qa.sources import chunk_rows, library_records, retracted_works
 from hysem_assets.qa.terms import BroaderTerms, checked_broader_terms, entity_matchers
+from hysem_assets.settings.catalog import review_for
 from hysem_assets.settings.dictionaries import SynonymDictionary
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.profile import AnswerSettings, AssetSettings
-from hysem_assets.settings.protocols import Protocol, load_protocols, protocol_for_query
+from hysem_assets.settings.protocols import Protocol, load_protocols
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore, partition_loaded
@@ -182,6 +183,7 @@ def open_engine(
 def qa_engine(
     settings: AssetSettings,
     query: str,
+    protocol: Protocol,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
     terms: pd.DataFrame | None,
@@ -193,7 +195,7 @@ def qa_engine(
     return open_engine(
         settings,
         query=query,
-        protocol=protocol_for_query(query),
+        protocol=protocol,
         chunks=chunks,
         library=library,
         canonical_terms=terms,
@@ -209,6 +211,7 @@ def tables_engine(settings: AssetSettings, query: str, tables: Mapping[str, pd.D
     return qa_engine(
         settings,
         query,
+        review_for(query).protocol,
         tables["vector_index"],
         tables["library"],
         tables["canonical_terms"],

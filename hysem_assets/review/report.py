@@ -124,8 +124,8 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
     table, None when not materialized); the flow and the evidence table are required,
     topics, saved reports and answers are shown when present."""
     from hysem_assets.knowledge.reports import load_reports
+    from hysem_assets.settings.catalog import review_for
     from hysem_assets.settings.environment import hysem_home, review_dir
-    from hysem_assets.settings.protocols import protocol_for_query
 
     flow, evidence = frame("prisma_flow"), frame("evidence_table")
     folder = review_dir(slug)
@@ -135,7 +135,7 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
             f"Run `hysem materialize --query {slug} --select group:review` first."
         )
     topics = hysem_home() / "topics" / slug
-    own = set(protocol_for_query(slug).reports)
+    own = set(review_for(slug).protocol.reports)
     reports = {report.name: frame(f"reports/{report.name}") for report in load_reports() if report.name in own}
     answers = frame("answers")
     return ReviewReport(

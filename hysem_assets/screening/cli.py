@@ -49,12 +49,13 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
         return
     if slug is None:
         raise click.UsageError("name the query to screen: hysem screen --query QUERY (or a subcommand)")
-    from hysem_assets.screening.session import Screening, criteria_for_query
+    from hysem_assets.screening.session import Screening, review_criteria
     from hysem_assets.screening.web import ScreeningPage, serve
+    from hysem_assets.settings.catalog import review_for
     from hysem_assets.settings.profile import load_profile
 
     corpus = _corpus(slug)
-    criteria = criteria_for_query(slug)
+    criteria = review_criteria(review_for(slug))
     if criteria.note:
         click.echo(f"Note: {criteria.note}.", err=True)
     click.echo(f"Ranking {len(corpus):,} works of {slug!r} ...", err=True)

@@ -20,8 +20,8 @@ from hysem_assets.screening.decisions import Decision, DecisionsError, current_d
 from hysem_assets.screening.outcome import UNDECIDED
 from hysem_assets.screening.ranker import RankerSettings, featurize, record_text, relevance
 from hysem_assets.screening.stopping import StoppingEstimate, estimate_recall
-from hysem_assets.settings.protocols import Eligibility, protocol_for_query
-from hysem_assets.settings.queries import get_query
+from hysem_assets.settings.catalog import Review
+from hysem_assets.settings.protocols import Eligibility
 
 #: Reasons offered when a protocol lists no eligibility criteria.
 DEFAULT_REASONS = ("not relevant", "other")
@@ -150,9 +150,9 @@ class Screening:
         return typed_when_empty(table, SCREENING_DTYPES)
 
 
-def criteria_for_query(slug: str) -> Criteria:
-    """The criteria of the protocol of query ``slug`` (see :func:`query_criteria`)."""
-    spec, protocol = get_query(slug), protocol_for_query(slug)
+def review_criteria(review: Review) -> Criteria:
+    """The criteria of a query's protocol (see :func:`query_criteria`)."""
+    spec, protocol = review.spec, review.protocol
     words = [spec.title, *(spec.text_for(source) for source in spec.sources)]
     return query_criteria(protocol.eligibility, protocol.name, words)
 

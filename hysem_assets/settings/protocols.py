@@ -384,7 +384,7 @@ def load_protocols() -> dict[str, Protocol]:
     """Every protocol under config/protocols that loads (the graph schema is their union).
 
     One that does not is left out with a warning naming it: it blocks only the queries that use
-    it (their runs stop at :func:`protocol_for_query`, before any asset), and ``hysem protocol
+    it (their runs stop at :func:`hysem_assets.settings.catalog.review_for`, before any asset), and ``hysem protocol
     check`` fails on it.
     """
     loaded = {}
@@ -394,10 +394,3 @@ def load_protocols() -> dict[str, Protocol]:
         except ProtocolError as exc:
             log.warning(f"{exc} (queries that use protocol {name!r} cannot run until it is fixed)")
     return loaded
-
-
-def protocol_for_query(slug: str) -> Protocol:
-    """The protocol the query ``slug`` names in config/queries.yaml."""
-    from hysem_assets.settings.queries import get_query
-
-    return load_protocol(get_query(slug).protocol)

@@ -126,7 +126,7 @@ def redact_url(url: str) -> str:
 
 def redact_event(event: Any) -> Any:
     """A Dagster event (or any serdes value) with secrets masked; the same object when clean."""
-    from dagster._serdes import deserialize_value, serialize_value
+    from dagster import deserialize_value, serialize_value
 
     try:
         text = serialize_value(event)

@@ -13,7 +13,8 @@ from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.storage import asset_file, write_parquet
 from hysem_assets.runs.instance import get_instance
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
-from hysem_assets.screening.session import criteria_for_query
+from hysem_assets.screening.session import review_criteria
+from hysem_assets.settings.catalog import review_for
 from hysem_assets.settings.queries import append_query, new_query_spec
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.screening.works import corpus
@@ -99,6 +100,6 @@ def test_screening_before_the_corpus_exists_says_what_to_run():
 
 def test_a_protocol_without_eligibility_criteria_ranks_by_the_query_words_and_says_so(config):
     append_query(new_query_spec("nitrate in groundwater", slug="nitrate", protocol="generic"))
-    criteria = criteria_for_query("nitrate")
+    criteria = review_criteria(review_for("nitrate"))
     assert criteria.inclusion[-1] == "nitrate in groundwater" and criteria.reasons == ["not relevant", "other"]
     assert "config/protocols/generic.yaml" in criteria.note
