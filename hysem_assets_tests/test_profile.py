@@ -66,14 +66,44 @@ def test_a_misspelled_key_names_the_file_the_key_and_the_allowed_keys(tmp_path: 
         load_profile(str(listed))
 
 
+@pytest.mark.parametrize(
+    ("section", "expected"),
+    [
+        (
+            "extracted_fields:\n    llm: {backend: extractive, sentencez: 3}",
+            "`assets.extracted_fields.llm`: Value error, unknown key `sentencez` for backend 'extractive' "
+            "(allowed: backend, cache, cache_dir, device,",
+        ),
+        (
+            "answers:\n    generator: {backend: vllm, model: m, temprature: 0.2}",
+            "unknown key `temprature` for backend 'vllm' (allowed: api_key_env, backend, backoff_base_s,",
+        ),
+        (
+            "answers:\n    auditor: {backend: extractive}",
+            "`assets.answers.auditor`: Value error, `backend` must be one of openai, rules, vllm, vllm_inproc "
+            "(got 'extractive')",
+        ),
+        ("answers:\n    router: {backend: openai}", "`model`: Field required"),
+        ("topics:\n    llm: {backend: rules}", "`backend` must be one of openai, vllm, vllm_inproc (got 'rules')"),
+    ],
+)
+def test_a_model_section_is_checked_against_its_backends_own_keys(tmp_path: Path, section: str, expected: str):
+    bad = tmp_path / "models.yaml"
+    bad.write_text(f"name: models\nassets:\n  {section}\n")
+    with pytest.raises(ProfileError) as raised:
+        load_profile(str(bad))
+    assert str(bad) in str(raised.value)
+    assert expected in str(raised.value)
+
+
 @pytest.mark.parametrize("profile", ["local", "gpu"])
 def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str):
-    from hysem_assets.llm.config import parse_backend_config
+    from hysem_assets.settings.backends import parse_backend_config
 
     resources = build_resources(load_profile(profile))
     assert set(resources) == {
         "io_manager", "scholarly_apis", "pdf_fetcher", "screener", "pdf_parser", "field_extractor", "topic_modeller",
-        "term_unifier", "chunk_store", "graph_database", "answer_models",
+        "term_unifier", "chunk_store", "graph_database", "answer_models", "review_config",
     }  # fmt: skip
     for resource in resources.values():
         settings = getattr(resource, "settings", None)

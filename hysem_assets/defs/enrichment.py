@@ -20,9 +20,9 @@ from hysem_assets.extraction.chunking import TOKENIZER_NAME
 from hysem_assets.extraction.documents import EXTRACTION_RUN_COLUMNS, Document
 from hysem_assets.extraction.reuse import reader_of, reuse_or_extract
 from hysem_assets.extraction.rows import documents_to_extract, extracted_rows
-from hysem_assets.llm.config import answer_settings
 from hysem_assets.llm.registry import build_backend
 from hysem_assets.screening.outcome import screened_in
+from hysem_assets.settings.backends import answer_settings
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.profile import TopicsSettings
 from hysem_assets.settings.protocols import Protocol

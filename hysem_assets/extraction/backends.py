@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from hysem_assets.llm.cached import CachedBackend
-from hysem_assets.llm.config import BackendConfig
 from hysem_assets.llm.registry import FACTORIES
 from hysem_assets.llm.registry import build_backend as build_model_backend
+from hysem_assets.settings.backends import BackendConfig
 from hysem_assets.settings.protocols import Protocol
 
 

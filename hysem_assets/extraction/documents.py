@@ -23,7 +23,8 @@ from hysem_assets.extraction.chunking import chunk_text
 from hysem_assets.extraction.merge import merge_records
 from hysem_assets.extraction.prompts import correction_message, extraction_messages
 from hysem_assets.llm.backend import LLMBackend
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, TokenUsage, UnreadableText
+from hysem_assets.llm.completion import Completion, LLMError, Message, TokenUsage, UnreadableText
+from hysem_assets.settings.backends import GenerationParams
 from hysem_assets.settings.fields import FieldSpec, empty_record, record_model, response_schema
 
 Status = Literal["ok", "error", "empty"]

@@ -34,10 +34,10 @@ from hysem_assets.extraction.open_terms import rank_terms
 from hysem_assets.extraction.passages import best_span
 from hysem_assets.extraction.prompts import excerpt_of
 from hysem_assets.extraction.reading import Reading
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, UnreadableText
-from hysem_assets.llm.config import ExtractiveConfig
+from hysem_assets.llm.completion import Completion, LLMError, Message, UnreadableText
 from hysem_assets.pico import tagger as pico_tagger
 from hysem_assets.pico.roles import role_values
+from hysem_assets.settings.backends import ExtractiveConfig, GenerationParams
 from hysem_assets.settings.dictionaries import load_dictionary
 from hysem_assets.settings.protocols import (
     ESTIMATE_PROPERTIES,

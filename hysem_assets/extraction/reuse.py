@@ -4,7 +4,7 @@ The key holds the text the work is read from, its title (the model sees both) an
 publication types (:mod:`~hysem_assets.extraction.publication_types`), the
 protocol's fingerprint, the backend's model id (the embedded extractor's names its rules,
 settings and dictionaries), the backend settings that change answers
-(:func:`~hysem_assets.llm.config.answer_settings`), the chunking and attempts, and
+(:func:`~hysem_assets.settings.backends.answer_settings`), the chunking and attempts, and
 :data:`EXTRACT_CODE`. Rows with status ``error`` are not kept: a backend that failed may
 answer next time. A reused row keeps its values, status and evidence, and counts no tokens
 and no cache hits, since this run spent nothing on it.
@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hysem_assets.extraction.documents import Document
-from hysem_assets.llm.config import answer_settings
+from hysem_assets.settings.backends import answer_settings
 from hysem_assets.settings.profile import ExtractionSettings
 from hysem_assets.stores.work_cache import CachedRun, Row, WorkCache, content_key
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from hysem_assets.llm.completion import Completion, GenerationParams, Message
+from hysem_assets.llm.completion import Completion, Message
+from hysem_assets.settings.backends import GenerationParams
 
 
 @runtime_checkable

@@ -9,7 +9,8 @@ from typing import Any
 
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.cache import ResponseCache, cache_key
-from hysem_assets.llm.completion import Completion, GenerationParams, Message, TokenUsage, parse_json_text
+from hysem_assets.llm.completion import Completion, Message, TokenUsage, parse_json_text
+from hysem_assets.settings.backends import GenerationParams
 
 
 class CachedBackend:

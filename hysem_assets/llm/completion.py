@@ -7,8 +7,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 #: One chat message, ``{"role": "system" | "user" | "assistant", "content": "..."}``.
 Message = dict[str, str]
 
@@ -21,21 +19,6 @@ class LLMError(Exception):
 
 class UnreadableText(LLMError):
     """A text the backend cannot read (another language, no words): its fields stay empty, with this reason."""
-
-
-class GenerationParams(BaseModel):
-    """Sampling parameters; part of the cache key, so equal parameters replay equal answers."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    temperature: float = Field(0.0, ge=0)
-    max_tokens: int = Field(2048, ge=1)
-    top_p: float | None = Field(None, gt=0, le=1)
-    seed: int | None = None
-
-    def as_dict(self) -> dict[str, float | int]:
-        """The parameters that are set, as sent to a server and hashed into cache keys."""
-        return self.model_dump(exclude_none=True)
 
 
 @dataclass(frozen=True)

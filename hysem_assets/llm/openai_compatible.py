@@ -16,8 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from hysem_assets import __version__
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, parse_json_text
-from hysem_assets.llm.config import BackendConfigError, OpenAIConfig, StructuredOutput, VllmConfig
+from hysem_assets.llm.completion import Completion, LLMError, Message, parse_json_text
+from hysem_assets.settings.backends import (
+    BackendConfigError,
+    GenerationParams,
+    OpenAIConfig,
+    StructuredOutput,
+    VllmConfig,
+)
 from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.settings.redaction import redact
 from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy, make_session

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.cache import ResponseCache
 from hysem_assets.llm.cached import CachedBackend
-from hysem_assets.llm.config import BackendConfig, BackendConfigError, parse_backend_config
+from hysem_assets.settings.backends import BackendConfig, BackendConfigError, parse_backend_config
 from hysem_assets.settings.environment import hysem_home
 
 if TYPE_CHECKING:

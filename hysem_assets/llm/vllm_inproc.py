@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError, Message, parse_json_text
-from hysem_assets.llm.config import BackendConfigError, VllmInprocConfig
+from hysem_assets.llm.completion import Completion, LLMError, Message, parse_json_text
+from hysem_assets.settings.backends import BackendConfigError, GenerationParams, VllmInprocConfig
 
 Schema = Mapping[str, Any]
 _Request = tuple[list[Message], Schema | None, GenerationParams, "asyncio.Future[Completion]"]

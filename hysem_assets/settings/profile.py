@@ -14,10 +14,11 @@ environment variables.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from hysem_assets.settings.backends import check_section
 from hysem_assets.settings.environment import bundled_profiles, profile_path
 from hysem_assets.settings.yamlfile import ConfigFileError, read_yaml_mapping
 
@@ -128,10 +129,20 @@ class ScreeningSettings(_Section):
     )
 
 
+def _backend(kind: str) -> Any:
+    """A field validator that checks a backend mapping against the models section ``kind`` accepts
+    (:data:`hysem_assets.settings.backends.SECTION_BACKENDS`), and keeps the mapping as written."""
+
+    def check(value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else dict(check_section(kind, value))
+
+    return AfterValidator(check)
+
+
 class ExtractionSettings(_Section):
     """``assets.extracted_fields``: the extraction model and how text is fed to it."""
 
-    llm: dict[str, Any] = Field(
+    llm: Annotated[dict[str, Any], _backend("extraction")] = Field(
         default_factory=lambda: {"backend": "extractive"},
         description="Backend config: extractive (embedded), vllm, openai or vllm_inproc, with model and endpoint.",
     )
@@ -145,7 +156,9 @@ class TopicsSettings(_Section):
     """``assets.topics``: processes for the model grid, and the model that names topics."""
 
     workers: int = Field(1, ge=1, description="Processes fitting the grid's models.")
-    llm: dict[str, Any] | None = Field(None, description="Backend config naming topics; none: their top words.")
+    llm: Annotated[dict[str, Any] | None, _backend("model")] = Field(
+        None, description="Backend config naming topics; none: their top words."
+    )
 
 
 class TermsSettings(_Section):
@@ -221,16 +234,16 @@ class AnswerSettings(_Section):
     include_retracted: bool = Field(
         False, description="Answer from retracted works too, with a warning naming them; default: leave them out."
     )
-    generator: dict[str, Any] = Field(
+    generator: Annotated[dict[str, Any], _backend("generator")] = Field(
         default_factory=lambda: {"backend": "extractive"}, description="Backend config of the generator."
     )
-    auditor: dict[str, Any] = Field(
+    auditor: Annotated[dict[str, Any], _backend("auditor")] = Field(
         default_factory=lambda: {"backend": "rules"}, description="Backend config of the auditor."
     )
-    cypher: dict[str, Any] | None = Field(
+    cypher: Annotated[dict[str, Any] | None, _backend("model")] = Field(
         None, description="Backend config of the model writing Cypher; none: templates only."
     )
-    router: dict[str, Any] | None = Field(
+    router: Annotated[dict[str, Any] | None, _backend("model")] = Field(
         None, description="Backend config of the model routing questions no rule routes; none: those are local."
     )
 

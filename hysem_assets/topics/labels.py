@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from hysem_assets.llm.backend import LLMBackend
-from hysem_assets.llm.completion import GenerationParams
+from hysem_assets.settings.backends import GenerationParams
 
 TopicLabeller = Callable[[Sequence[str]], str]
 

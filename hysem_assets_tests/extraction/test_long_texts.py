@@ -13,7 +13,7 @@ from hysem_assets.extraction.focus import LEAD, focus_sentences
 from hysem_assets.extraction.open_terms import cue_positions
 from hysem_assets.extraction.reading import Reading
 from hysem_assets.extraction.rows import documents_to_extract
-from hysem_assets.llm.config import ExtractiveConfig
+from hysem_assets.settings.backends import ExtractiveConfig
 from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.extraction.test_protocol_backend import ABSTRACT
 

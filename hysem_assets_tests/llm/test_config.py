@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 
 from hysem_assets.llm.cache import cache_key
-from hysem_assets.llm.config import BackendConfigError, parse_backend_config
+from hysem_assets.settings.backends import BackendConfigError, parse_backend_config
 
 
 def test_unknown_backend_and_misspelled_keys_are_errors():

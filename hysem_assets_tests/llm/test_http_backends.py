@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from hysem_assets.llm.cached import CachedBackend
-from hysem_assets.llm.completion import Completion, GenerationParams, LLMError
-from hysem_assets.llm.config import BackendConfigError
+from hysem_assets.llm.completion import Completion, LLMError
 from hysem_assets.llm.registry import build_backend
+from hysem_assets.settings.backends import BackendConfigError, GenerationParams
 from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
 
 MODEL = "Qwen/Qwen2.5-7B-Instruct"

@@ -12,7 +12,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from hysem_assets.llm.completion import GenerationParams
+
+class GenerationParams(BaseModel):
+    """Sampling parameters; part of the cache key, so equal parameters replay equal answers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float = Field(0.0, ge=0)
+    max_tokens: int = Field(2048, ge=1)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = None
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The parameters that are set, as sent to a server and hashed into cache keys."""
+        return self.model_dump(exclude_none=True)
+
 
 StructuredOutput = Literal["json_schema", "json_object", "ollama", "none"]
 
@@ -108,11 +122,76 @@ class ExtractiveConfig(_Common):
     tagger_budget: int = Field(2048, ge=0)
 
 
+class EmbeddedGeneratorConfig(BaseModel):
+    """The embedded answer generator: the question's most similar sentences, quoted and cited.
+
+    Keys left out keep the generator's own defaults.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["extractive"]
+    #: Sentences quoted as claims at most.
+    claims: int | None = Field(None, ge=1)
+    #: Below this cosine similarity to the question a sentence is not quoted.
+    min_similarity: float | None = Field(None, ge=-1, le=1)
+    #: How far below the best sentence's similarity a claim may stand.
+    margin: float | None = Field(None, ge=0)
+
+
+class RulesAuditorConfig(BaseModel):
+    """The embedded auditor: each claim checked for relevance to the question and support in its source.
+
+    Keys left out keep the auditor's own defaults.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["rules"]
+    min_relevance: float | None = Field(None, ge=-1, le=1)
+    min_support: float | None = Field(None, ge=-1, le=1)
+
+
 BackendConfig = Annotated[
     VllmConfig | OpenAIConfig | VllmInprocConfig | ExtractiveConfig,
     Field(discriminator="backend"),
 ]
 _ADAPTER: TypeAdapter[BackendConfig] = TypeAdapter(BackendConfig)
+
+_SERVERS = (VllmConfig, OpenAIConfig, VllmInprocConfig)
+#: What each model section of a profile accepts: a model server, or the section's embedded backend.
+SECTION_BACKENDS: dict[str, tuple[type[BaseModel], ...]] = {
+    "extraction": (*_SERVERS, ExtractiveConfig),
+    "generator": (*_SERVERS, EmbeddedGeneratorConfig),
+    "auditor": (*_SERVERS, RulesAuditorConfig),
+    "model": _SERVERS,
+}
+
+
+def check_section(kind: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``config`` unchanged when it is one of the backends section ``kind`` accepts.
+
+    Otherwise a :class:`ValueError` that names the backends allowed, or the key that is wrong
+    and the keys its backend allows, for the profile's error message.
+    """
+    models = {model.model_fields["backend"].annotation.__args__[0]: model for model in SECTION_BACKENDS[kind]}
+    name = config.get("backend")
+    if name not in models:
+        raise ValueError(f"`backend` must be one of {', '.join(sorted(models))} (got {name!r})")
+    model = models[name]
+    try:
+        model.model_validate(dict(config))
+    except ValidationError as exc:
+        problems = []
+        for problem in exc.errors():
+            key = ".".join(map(str, problem["loc"]))
+            if problem["type"] == "extra_forbidden":
+                allowed = ", ".join(sorted(model.model_fields))
+                problems.append(f"unknown key `{key}` for backend {name!r} (allowed: {allowed})")
+            else:
+                problems.append(f"`{key}`: {problem['msg']}")
+        raise ValueError("; ".join(problems)) from None
+    return config
 
 
 def parse_backend_config(config: Mapping[str, Any]) -> BackendConfig:
