@@ -1,7 +1,5 @@
 """The Dagster code location: every asset, job, sensor and resource of hysem."""
 
-import os
-
 from dagster import Definitions, ExecutorDefinition, multiprocess_executor
 
 from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
@@ -17,13 +15,14 @@ from hysem_assets.defs.resources import build_resources
 from hysem_assets.defs.review import evidence_table, prisma_flow
 from hysem_assets.defs.screening import screening
 from hysem_assets.defs.sensors import added_query_sensor, queries_sensor, screening_decisions_sensor
+from hysem_assets.settings.environment import executor_kind
 from hysem_assets.settings.protocols import load_protocols
 from hysem_assets.stores.graph_schema import graph_schema
 
 
 def executor() -> ExecutorDefinition:
     """Steps in subprocesses here; with HYSEM_EXECUTOR=k8s each step is its own pod (GPU tags apply)."""
-    if os.environ.get("HYSEM_EXECUTOR") == "k8s":
+    if executor_kind() == "k8s":
         from dagster_k8s import k8s_job_executor
 
         return k8s_job_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})

@@ -32,7 +32,7 @@ from hysem_assets.library.exports import write_exports
 from hysem_assets.library.table import library_table, load_citation_settings
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
 from hysem_assets.screening.outcome import screened_in
-from hysem_assets.settings.environment import MISSING_CONTACT, api_key, config_dir, hysem_home
+from hysem_assets.settings.environment import MISSING_CONTACT, api_key, config_dir, hysem_home, zotero_library
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, content_key, work_id
 
 
@@ -141,10 +141,9 @@ class LibraryConfig(Config):
 
 def zotero_from_environment(base_url: str) -> ZoteroLibrary | None:
     """A Zotero library at ``base_url`` when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set, else None (exports only)."""
-    library_id, key = os.environ.get("ZOTERO_LIBRARY_ID"), api_key("zotero")
+    (library_id, library_type), key = zotero_library(), api_key("zotero")
     if not (library_id and key):
         return None
-    library_type = os.environ.get("ZOTERO_LIBRARY_TYPE", "user")
     return ZoteroLibrary(library_id, library_type, key, base_url=base_url)
 
 

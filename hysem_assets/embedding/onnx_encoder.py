@@ -31,7 +31,6 @@ import tempfile
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +40,7 @@ from tokenizers import Tokenizer
 
 from hysem_assets.embedding import bert_numpy
 from hysem_assets.embedding.minilm import MODEL_NAME, packaged_model_path
-from hysem_assets.settings.environment import models_dir
+from hysem_assets.settings.environment import models_dir, omp_threads
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -88,8 +87,8 @@ def model_dir(folder: Path) -> Path:
 
 def threads() -> int:
     """Batches run at once: ``OMP_NUM_THREADS`` when set, as torch reads it, else the CPUs this process may use."""
-    with suppress(ValueError):
-        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
+    if (set_threads := omp_threads()) is not None:
+        return set_threads
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

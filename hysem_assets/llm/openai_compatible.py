@@ -9,7 +9,6 @@ spell structured output; each spelling is a small :class:`Dialect`.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from hysem_assets.settings.backends import (
     StructuredOutput,
     VllmConfig,
 )
+from hysem_assets.settings.environment import variable
 from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.settings.redaction import redact
 from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy, make_session
@@ -214,7 +214,7 @@ class OpenAICompatibleBackend:
 
 def from_config(config: VllmConfig | OpenAIConfig) -> OpenAICompatibleBackend:
     """The backend a profile describes; URL and key may come from the environment."""
-    base_url = (os.environ.get(config.base_url_env) if config.base_url_env else None) or config.base_url
+    base_url = variable(config.base_url_env) or config.base_url
     if not base_url:
         hint = f" or the environment variable {config.base_url_env}" if config.base_url_env else ""
         raise BackendConfigError(f"The {config.backend!r} backend for model {config.model!r} needs base_url{hint}.")
@@ -231,7 +231,7 @@ def from_config(config: VllmConfig | OpenAIConfig) -> OpenAICompatibleBackend:
         http=http,
         structured_output=config.structured_output if isinstance(config, OpenAIConfig) else "json_schema",
         strict=config.strict,
-        api_key=os.environ.get(config.api_key_env) or None,
+        api_key=variable(config.api_key_env),
         requests_per_second=config.requests_per_second,
         max_concurrency=config.max_concurrency,
     )

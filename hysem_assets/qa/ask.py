@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from hysem_assets.core.atomic import write_json
-from hysem_assets.settings.environment import asset_file, hysem_home, profile_path
+from hysem_assets.settings.environment import asset_file, hysem_home, hysem_variables, profile_path
 
 #: Tables an answer needs; without them there is nothing to answer from.
 REQUIRED_TABLES = ("vector_index", "library", "canonical_terms")
@@ -62,7 +61,7 @@ def cache_key(query: str, question: str, *, include_retracted: bool = False) -> 
         "include_retracted": include_retracted,
         "tables": {t: _stat(asset_file(t, query)) for t in (*REQUIRED_TABLES, *OPTIONAL_TABLES, *STATE_TABLES)},
         "profile": hashlib.sha256(profile.read_bytes()).hexdigest() if profile.is_file() else str(profile),
-        "environment": sorted((k, v) for k, v in os.environ.items() if k.startswith("HYSEM_")),
+        "environment": hysem_variables(),
         "version": _version(),
     }
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:32]

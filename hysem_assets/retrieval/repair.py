@@ -10,7 +10,6 @@ the cache lost it), and the old folder is removed once the new one is complete.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ import pandas as pd
 
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.indexing import index_chunks
-from hysem_assets.settings.environment import asset_file
+from hysem_assets.settings.environment import asset_file, vector_server
 from hysem_assets.settings.profile import VectorIndexSettings
 from hysem_assets.stores.chunks import VectorStoreError
 from hysem_assets.stores.connect import chunk_store_folder, open_chunk_store
@@ -55,7 +54,7 @@ def rebuild_chunk_store(settings: VectorIndexSettings, embedder: Encoder, tables
 
     Refused while another process has the store open: that process's writes would be lost.
     """
-    server = os.environ.get("HYSEM_QDRANT_URL") or settings.url
+    server, _ = vector_server(settings.url)
     if server:
         raise VectorStoreError(f"the chunk store is the server {server}: repair it there")
     path = chunk_store_folder(settings) / settings.collection

@@ -131,6 +131,44 @@ def api_key(source: str) -> str | None:
     return (os.environ.get(variable) or None) if variable else None
 
 
+def variable(name: str | None) -> str | None:
+    """The value of the environment variable a profile names (``api_key_env``, ``base_url_env``); None when unset or empty."""
+    return (os.environ.get(name) or None) if name else None
+
+
+def graph_server(uri: str) -> tuple[str, str | None]:
+    """The Neo4j server to use and its password: ``HYSEM_NEO4J_URI`` wins over the profile's ``uri``."""
+    return variable("HYSEM_NEO4J_URI") or uri, variable("HYSEM_NEO4J_PASSWORD")
+
+
+def vector_server(url: str | None) -> tuple[str | None, str | None]:
+    """The Qdrant server, if any, and its API key: ``HYSEM_QDRANT_URL`` wins over the profile's ``url``."""
+    return variable("HYSEM_QDRANT_URL") or url, variable("HYSEM_QDRANT_API_KEY")
+
+
+def zotero_library() -> tuple[str | None, str]:
+    """``ZOTERO_LIBRARY_ID`` and ``ZOTERO_LIBRARY_TYPE`` (``user`` unless set)."""
+    return variable("ZOTERO_LIBRARY_ID"), variable("ZOTERO_LIBRARY_TYPE") or "user"
+
+
+def omp_threads() -> int | None:
+    """``OMP_NUM_THREADS`` as a positive number, when set to one."""
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
+    except ValueError:
+        return None
+
+
+def hysem_variables() -> list[tuple[str, str]]:
+    """Every ``HYSEM_*`` variable, sorted: what a cached answer's state depends on."""
+    return sorted((k, v) for k, v in os.environ.items() if k.startswith("HYSEM_"))
+
+
+def executor_kind() -> str:
+    """``HYSEM_EXECUTOR``: ``k8s`` runs each step in its own pod; anything else, subprocesses here."""
+    return os.environ.get("HYSEM_EXECUTOR", "multiprocess")
+
+
 MISSING_CONTACT = "Unpaywall needs a contact e-mail: set `mailto` on the query or HYSEM_MAILTO."
 
 

@@ -7,11 +7,10 @@ profile, so one deployment's secrets never have to be written into a file.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from hysem_assets.embedding.encoder import Encoder, profile_encoder
-from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.environment import graph_server, hysem_home, vector_server
 from hysem_assets.settings.profile import GraphSettings, VectorIndexSettings
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
@@ -24,12 +23,8 @@ def open_graph_store(settings: GraphSettings) -> GraphStore:
     if settings.backend == "neo4j":
         from hysem_assets.stores.neo4j_graph import Neo4jGraphStore  # the driver only where a server is used
 
-        return Neo4jGraphStore(
-            os.environ.get("HYSEM_NEO4J_URI") or settings.uri,
-            user=settings.user,
-            password=os.environ.get("HYSEM_NEO4J_PASSWORD") or None,
-            database=settings.database,
-        )
+        uri, password = graph_server(settings.uri)
+        return Neo4jGraphStore(uri, user=settings.user, password=password, database=settings.database)
     path = Path(settings.path) if settings.path else hysem_home() / "graph" / "kg.lbug"
     return LadybugGraphStore(path, buffer_pool_mb=settings.buffer_pool_mb, lock_timeout=settings.lock_timeout_s)
 
@@ -40,13 +35,11 @@ def chunk_store_folder(settings: VectorIndexSettings) -> Path:
 
 def open_chunk_store(settings: VectorIndexSettings) -> ChunkVectors:
     """A Qdrant server when a URL is set (``qdrant-client``), else Qdrant Edge in a folder."""
-    url = os.environ.get("HYSEM_QDRANT_URL") or settings.url
+    url, api_key = vector_server(settings.url)
     if url:
         from hysem_assets.stores.qdrant_chunks import QdrantChunkStore  # the client only where a server is used
 
-        return QdrantChunkStore(
-            url, api_key=os.environ.get("HYSEM_QDRANT_API_KEY") or None, collection=settings.collection
-        )
+        return QdrantChunkStore(url, api_key=api_key, collection=settings.collection)
     folder = chunk_store_folder(settings)
     if local_mode_files(folder) is not None:  # written by an earlier version: moved into Edge once
         migrate_local_mode(folder, lock_timeout=settings.lock_timeout_s)
