@@ -13,6 +13,7 @@ additions and the columns both have must agree.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -24,9 +25,32 @@ VOLATILE = ("seconds", "logged_at", "created_at", "timestamp", "run_id")
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
+def _volatile(key: str) -> bool:
+    return key in VOLATILE or key.endswith("_seconds")
+
+
+def _steady(value: object) -> object:
+    """A JSON document without the keys that measure the run, at any depth."""
+    if isinstance(value, dict):
+        return {k: _steady(v) for k, v in value.items() if not _volatile(k)}
+    if isinstance(value, list):
+        return [_steady(v) for v in value]
+    return value
+
+
+def _steady_text(value: object) -> object:
+    """JSON text (an answer's trace, a record's provenance) compared without its timings."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.dumps(_steady(json.loads(value)), sort_keys=True)
+        except ValueError:
+            return value
+    return value
+
+
 def comparable(frame: pd.DataFrame, home: Path) -> pd.DataFrame:
-    kept = frame.drop(columns=[c for c in frame.columns if c in VOLATILE or c.endswith("_seconds")])
-    text = kept.astype(str).reset_index(drop=True)
+    kept = frame.drop(columns=[c for c in frame.columns if _volatile(c)])
+    text = kept.map(_steady_text).astype(str).reset_index(drop=True)
     return text.apply(
         lambda column: column.str.replace(str(home), "$HOME", regex=False).str.replace(
             _PORT, "127.0.0.1:PORT", regex=True
