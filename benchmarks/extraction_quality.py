@@ -31,8 +31,8 @@ from tabulate import tabulate
 
 from hysem_assets.core.matcher import matchable
 from hysem_assets.core.text import split_sentences
+from hysem_assets.extraction.backends import build_backend
 from hysem_assets.extraction.documents import Document, extract_documents_sync
-from hysem_assets.llm.registry import build_backend
 from hysem_assets.settings.dictionaries import load_dictionary
 from hysem_assets.settings.environment import config_dir
 from hysem_assets.settings.protocols import load_protocol

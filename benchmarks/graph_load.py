@@ -26,9 +26,9 @@ from pathlib import Path
 import pandas as pd
 
 from hysem_assets.knowledge.build import build_partition_graph
+from hysem_assets.settings.profile import GRAPH_BATCH_SIZE as BATCH_SIZE
 from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import (
-    BATCH_SIZE,
     GraphStore,
     GraphWriter,
     PartitionGraph,

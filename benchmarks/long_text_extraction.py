@@ -26,8 +26,8 @@ from tabulate import tabulate
 
 from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.extraction.extractive import from_protocol
-from hysem_assets.llm.config import ExtractiveConfig
 from hysem_assets.retrieval.chunking import blank_reference_lists
+from hysem_assets.settings.backends import ExtractiveConfig
 from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.paths import REALDATA
 

@@ -41,9 +41,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from tabulate import tabulate
 
 from hysem_assets.core.matcher import fold
+from hysem_assets.extraction.backends import build_backend
 from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.extraction.reading import Reading
-from hysem_assets.llm.registry import build_backend
 from hysem_assets.settings.protocols import load_protocol
 from hysem_assets.sources.crossref_json import jats_to_text
 from hysem_assets.sources.pubmed_xml import parse_efetch

@@ -36,9 +36,9 @@ from typing import Any
 
 from tabulate import tabulate
 
+from hysem_assets.extraction.backends import build_backend
 from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.extraction.publication_types import record_types, stated_values
-from hysem_assets.llm.registry import build_backend
 from hysem_assets.pico.corpus import split, training_corpus
 from hysem_assets.pico.evaluation import GENERIC_FIELDS, document_text, span_scores, value_scores
 from hysem_assets.pico.tagger import load

@@ -68,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import seedgen  # noqa: E402
 
-from hysem_assets.mirror import MirrorServer  # noqa: E402
+from hysem_assets.mirror.server import MirrorServer  # noqa: E402
 from hysem_assets.settings.environment import BUNDLED, bundled_profiles  # noqa: E402
 
 TARGET_WALL_S = 45 * 60
