@@ -7,12 +7,12 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install ocr demo test ui validate bench asreview-venv tagger clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr demo docs test ui validate bench asreview-venv tagger clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,sample]'
+	$(PY) -m pip install --quiet -e '.[test,sample,docs]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -29,10 +29,16 @@ ocr:  ## Tesseract, the embedded default's OCR engine for scanned pages (Debian 
 demo: install ocr  ## materialize every asset for the sample query, offline
 	$(VENV)/bin/hysem demo
 
-test: install ocr  ## lint, format check, the layer contract and the whole test suite
+# The documentation site, built strictly (a broken link or anchor fails it) outside the tree.
+MKDOCS_BUILD = NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir "$(HYSEM_HOME)/site"
+docs: install  ## the documentation site (mkdocs.yml, docs/) into $(HYSEM_HOME)/site
+	$(MKDOCS_BUILD)
+
+test: install ocr  ## lint, format check, the layer contract, the documentation site and the whole test suite
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(MKDOCS_BUILD)
 	$(PY) -m pytest
 
 ui: install  ## Dagster UI on http://127.0.0.1:3000
