@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.extraction.backends import build_backend
 from hysem_assets.extraction.documents import Document, extract_documents_sync
 from hysem_assets.knowledge.fields import chunk_mentions
-from hysem_assets.llm.registry import build_backend
 from hysem_assets.qa.engine import term_spellings
 from hysem_assets.qa.terms import entity_matchers, recognise_terms
 from hysem_assets.settings.dictionaries import load_dictionaries
