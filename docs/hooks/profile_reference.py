@@ -19,6 +19,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from hysem_assets.settings import profile as profile_module
+from hysem_assets.settings.backends import SECTION_BACKENDS
 
 MARKER = "<!-- profile-reference -->"
 PAGE = "reference/profile.md"
@@ -148,6 +149,55 @@ def profile_reference() -> str:
     return "\n".join(out)
 
 
+#: The profile keys each kind of model section stands for.
+SECTION_KEYS = {
+    "extraction": "assets.extracted_fields.llm",
+    "generator": "assets.answers.generator",
+    "auditor": "assets.answers.auditor",
+    "model": "assets.topics.llm, assets.answers.cypher, assets.answers.router",
+}
+
+
+def backends_reference() -> str:
+    """One table per backend a model section can name, with the sections that accept it."""
+    accepted: dict[type[BaseModel], list[str]] = {}
+    for kind, models in SECTION_BACKENDS.items():
+        for model in models:
+            accepted.setdefault(model, []).extend(SECTION_KEYS[kind].split(", "))
+    out = ["## Model backends", ""]
+    sections: list[tuple[str, type[BaseModel]]] = []
+    for model, keys in accepted.items():
+        (name,) = get_args(model.model_fields["backend"].annotation)
+        where = ", ".join(f"`{key}`" for key in keys)
+        out += [
+            f"### `backend: {name}` {{#{_anchor('backend.' + name)}}}",
+            "",
+            _cell(model.__doc__ or ""),
+            f"Accepted by {where}.",
+            "",
+            "| key | type | default | description |",
+            "|---|---|---|---|",
+            *_rows(model, "", sections),
+            "",
+        ]
+    seen = set()
+    for key, model in sections:
+        if key in seen:
+            continue
+        seen.add(key)
+        out += [
+            f"### `{key}` {{#{_anchor(key)}}}",
+            "",
+            _cell(model.__doc__ or ""),
+            "",
+            "| key | type | default | description |",
+            "|---|---|---|---|",
+            *_rows(model, f"{key}.", []),
+            "",
+        ]
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if page.file.src_uri != PAGE:
         return markdown
@@ -155,4 +205,4 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         log.warning("%s: the marker %s is missing, so the profile reference is not generated", PAGE, MARKER)
         return markdown
     log.info("profile reference generated from %s.Profile", profile_module.__name__)
-    return markdown.replace(MARKER, profile_reference())
+    return markdown.replace(MARKER, profile_reference() + "\n" + backends_reference())

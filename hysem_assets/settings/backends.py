@@ -18,9 +18,9 @@ class GenerationParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    temperature: float = Field(0.0, ge=0)
-    max_tokens: int = Field(2048, ge=1)
-    top_p: float | None = Field(None, gt=0, le=1)
+    temperature: float = Field(0.0, ge=0, description="0 answers the same way every time.")
+    max_tokens: int = Field(2048, ge=1, description="Longest answer in tokens.")
+    top_p: float | None = Field(None, gt=0, le=1, description="Nucleus sampling; none: the server's default.")
     seed: int | None = None
 
     def as_dict(self) -> dict[str, float | int]:
@@ -38,38 +38,42 @@ class BackendConfigError(ValueError):
 class _Common(BaseModel):
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    #: Replay answers from disk (keyed by model, messages, schema and parameters).
-    cache: bool = True
-    #: Where cached answers live; default ``$HYSEM_HOME/llm_cache``.
-    cache_dir: Path | None = None
-    #: Requests in flight at once.
-    max_concurrency: int = Field(4, ge=1)
-    params: GenerationParams = Field(default_factory=GenerationParams)
+    cache: bool = Field(True, description="Replay answers from disk (keyed by model, messages, schema and parameters).")
+    cache_dir: Path | None = Field(None, description="Where cached answers live; default `$HYSEM_HOME/llm_cache`.")
+    max_concurrency: int = Field(4, ge=1, description="Requests in flight at once.")
+    params: GenerationParams = Field(
+        default_factory=GenerationParams, description="Sampling: temperature, max_tokens, top_p, seed."
+    )
 
 
 class _Http(_Common):
-    model: str
-    base_url: str | None = None
-    #: An environment variable that, when set, replaces ``base_url``.
-    base_url_env: str | None = "HYSEM_LLM_URL"
-    #: The environment variable holding the API key (sent as a Bearer token, never logged).
-    api_key_env: str = "HYSEM_LLM_API_KEY"
-    #: Seconds a request may wait for the server's answer before it is retried.
-    timeout_s: float = Field(300.0, gt=0)
-    connect_timeout_s: float = Field(10.0, gt=0)
-    max_retries: int = Field(3, ge=0)
-    backoff_base_s: float = Field(1.0, ge=0)
-    backoff_max_s: float = Field(30.0, ge=0)
-    requests_per_second: float = Field(50.0, gt=0)
-    #: Ask the server for output that matches the schema exactly (json_schema only).
-    strict: bool = True
+    model: str = Field(description="The model name the server serves.")
+    base_url: str | None = Field(None, description="The API root, e.g. `http://127.0.0.1:8000/v1`.")
+    base_url_env: str | None = Field(
+        "HYSEM_LLM_URL", description="An environment variable that, when set, replaces `base_url`."
+    )
+    api_key_env: str = Field(
+        "HYSEM_LLM_API_KEY",
+        description="The environment variable holding the API key (sent as a Bearer token, never logged).",
+    )
+    timeout_s: float = Field(
+        300.0, gt=0, description="Seconds a request may wait for the server's answer before it is retried."
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to open a connection.")
+    max_retries: int = Field(3, ge=0, description="Retries of a request that failed or timed out.")
+    backoff_base_s: float = Field(1.0, ge=0, description="First wait between retries; doubles each time.")
+    backoff_max_s: float = Field(30.0, ge=0, description="Longest wait between retries.")
+    requests_per_second: float = Field(50.0, gt=0, description="Requests started per second at most.")
+    strict: bool = Field(
+        True, description="Ask the server for output that matches the schema exactly (json_schema only)."
+    )
 
 
 class VllmConfig(_Http):
     """A ``vllm serve`` server; structured output always through ``response_format`` json_schema."""
 
     backend: Literal["vllm"]
-    base_url: str | None = "http://127.0.0.1:8000/v1"
+    base_url: str | None = Field("http://127.0.0.1:8000/v1", description="The server's API root.")
 
 
 class OpenAIConfig(_Http):
@@ -81,21 +85,24 @@ class OpenAIConfig(_Http):
     """
 
     backend: Literal["openai"]
-    structured_output: StructuredOutput = "json_schema"
+    structured_output: StructuredOutput = Field(
+        "json_schema", description="How the server is asked for JSON: json_schema, json_object, ollama or none."
+    )
 
 
 class VllmInprocConfig(_Common):
     """``vllm.LLM`` inside the asset's process, on the GPUs the process can see."""
 
     backend: Literal["vllm_inproc"]
-    model: str
-    tensor_parallel_size: int = Field(1, ge=1)
-    gpu_memory_utilization: float = Field(0.9, gt=0, le=1)
-    max_model_len: int | None = Field(None, ge=1)
-    #: Further keyword arguments for ``vllm.LLM`` (dtype, quantization, enforce_eager...).
-    engine_args: dict[str, Any] = Field(default_factory=dict)
-    #: Requests gathered into one engine batch at most.
-    max_concurrency: int = Field(64, ge=1)
+    model: str = Field(description="A model name or a path to its weights.")
+    tensor_parallel_size: int = Field(1, ge=1, description="GPUs one model is split across.")
+    gpu_memory_utilization: float = Field(0.9, gt=0, le=1, description="Share of each GPU's memory vLLM may take.")
+    max_model_len: int | None = Field(None, ge=1, description="Longest context; default the model's own.")
+    engine_args: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Further keyword arguments for `vllm.LLM` (dtype, quantization, enforce_eager...).",
+    )
+    max_concurrency: int = Field(64, ge=1, description="Requests gathered into one engine batch at most.")
 
 
 class ExtractiveConfig(_Common):
@@ -105,21 +112,33 @@ class ExtractiveConfig(_Common):
     """
 
     backend: Literal["extractive"]
-    #: A sentence-transformers model path or name; default the packaged all-MiniLM-L6-v2.
-    embedding_model: str | None = None
-    device: str = "cpu"
-    #: Sentences kept for a text field, most similar to the field's explanation first.
-    sentences: int = Field(2, ge=1)
-    #: Below this cosine similarity a sentence is not an answer (the field stays empty).
-    min_similarity: float = Field(0.1, ge=-1, le=1)
-    #: How a CPU embeds: onnx (ONNX Runtime, torch's vectors, faster), onnx-int8, torch; a GPU runs torch.
-    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = "onnx-int8"
-    #: Most sentences of one excerpt embedded for similarity; a longer one embeds its opening and the
-    #: sentences that share most words with the protocol (extraction/focus.py). 0: every sentence.
-    sentence_budget: int = Field(128, ge=0)
-    #: Most word pieces of one excerpt the span tagger reads (fields with ``method: tagger:...``): the title
-    #: and abstract, then the sections named like methods and results (pico/tagger.py). 0: all of it.
-    tagger_budget: int = Field(2048, ge=0)
+    embedding_model: str | None = Field(
+        None, description="A sentence-transformers model path or name; default the packaged all-MiniLM-L6-v2."
+    )
+    device: str = Field("cpu", description="Where the embedding model runs (`cpu`, `cuda:0`).")
+    sentences: int = Field(
+        2, ge=1, description="Sentences kept for a text field, most similar to the field's explanation first."
+    )
+    min_similarity: float = Field(
+        0.1,
+        ge=-1,
+        le=1,
+        description="Below this cosine similarity a sentence is not an answer (the field stays empty).",
+    )
+    embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        "onnx-int8",
+        description="How a CPU embeds: onnx (ONNX Runtime, torch's vectors, faster), onnx-int8, torch; a GPU runs torch.",
+    )
+    sentence_budget: int = Field(
+        128,
+        ge=0,
+        description="Most sentences of one excerpt embedded for similarity; a longer one embeds its opening and the sentences that share most words with the protocol (extraction/focus.py). 0: every sentence.",
+    )
+    tagger_budget: int = Field(
+        2048,
+        ge=0,
+        description="Most word pieces of one excerpt the span tagger reads (fields with `method: tagger:...`): the title and abstract, then the sections named like methods and results (pico/tagger.py). 0: all of it.",
+    )
 
 
 class EmbeddedGeneratorConfig(BaseModel):
@@ -131,12 +150,13 @@ class EmbeddedGeneratorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: Literal["extractive"]
-    #: Sentences quoted as claims at most.
-    claims: int | None = Field(None, ge=1)
-    #: Below this cosine similarity to the question a sentence is not quoted.
-    min_similarity: float | None = Field(None, ge=-1, le=1)
-    #: How far below the best sentence's similarity a claim may stand.
-    margin: float | None = Field(None, ge=0)
+    claims: int | None = Field(None, ge=1, description="Sentences quoted as claims at most.")
+    min_similarity: float | None = Field(
+        None, ge=-1, le=1, description="Below this cosine similarity to the question a sentence is not quoted."
+    )
+    margin: float | None = Field(
+        None, ge=0, description="How far below the best sentence's similarity a claim may stand."
+    )
 
 
 class RulesAuditorConfig(BaseModel):
@@ -148,8 +168,12 @@ class RulesAuditorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     backend: Literal["rules"]
-    min_relevance: float | None = Field(None, ge=-1, le=1)
-    min_support: float | None = Field(None, ge=-1, le=1)
+    min_relevance: float | None = Field(
+        None, ge=-1, le=1, description="Below this similarity to the question a claim is irrelevant."
+    )
+    min_support: float | None = Field(
+        None, ge=-1, le=1, description="Below this similarity to its source a claim is unsupported."
+    )
 
 
 BackendConfig = Annotated[
