@@ -30,7 +30,6 @@ from hysem_assets.stores.tables import write_parquet
 from hysem_assets.stores.work_cache import WorkCache, work_id
 from hysem_assets.terms.mapping import map_terms
 from hysem_assets.terms.suggestions import write_suggested_dictionaries
-from hysem_assets.topics.config import load_topic_settings
 from hysem_assets.topics.incremental import read_state, update_topics, write_state
 from hysem_assets.topics.labels import TopicLabeller, label_from_top_words, llm_labeller
 from hysem_assets.topics.view import write_intertopic_view
@@ -174,6 +173,7 @@ def labeller_settings(placement: TopicsSettings) -> Any:
 def topics(
     context: AssetExecutionContext,
     topic_modeller: TopicModeller,
+    review_config: ReviewConfig,
     deduped_corpus: pd.DataFrame,
     parsed_docs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
@@ -188,7 +188,7 @@ def topics(
         run = update_topics(
             documents,
             [work_id(doi, cluster) for doi, cluster in zip(deduped_corpus["doi"], deduped_corpus["cluster_id"])],
-            load_topic_settings(),
+            review_config.topic_settings(),
             read_state(directory / STATE_FILE),
             labeller=labeller_settings(placement),
             workers=placement.workers,

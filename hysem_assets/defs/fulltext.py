@@ -29,10 +29,10 @@ from hysem_assets.fulltext.pdfs import download_pdfs
 from hysem_assets.fulltext.store import REUSED
 from hysem_assets.library.csl import render_citations, to_csl_item
 from hysem_assets.library.exports import write_exports
-from hysem_assets.library.table import library_table, load_citation_settings
+from hysem_assets.library.table import library_table
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
 from hysem_assets.screening.outcome import screened_in
-from hysem_assets.settings.environment import MISSING_CONTACT, api_key, config_dir, hysem_home, zotero_library
+from hysem_assets.settings.environment import MISSING_CONTACT, api_key, hysem_home, zotero_library
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, content_key, work_id
 
 
@@ -161,10 +161,11 @@ def library(
     context: AssetExecutionContext,
     config: LibraryConfig,
     scholarly_apis: ScholarlyApis,
+    review_config: ReviewConfig,
     deduped_corpus: pd.DataFrame,
     pdfs: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    settings = load_citation_settings(config_dir() / "citations.yaml")
+    settings = review_config.citation_settings()
     style, locale = config.style or settings.style, config.locale or settings.locale
     items = [to_csl_item(row) for row in deduped_corpus.to_dict("records")]
     context.log.info(f"Rendering {len(items):,} citations in {style} ({locale})")

@@ -19,10 +19,12 @@ from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
 from hysem_assets.defs.storage import ParquetStorage
 from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.library.table import CitationSettings, load_citation_settings
 from hysem_assets.mirror.server import MirrorServer, bundled_snapshot_dirs
 from hysem_assets.settings import profile as sections
 from hysem_assets.settings import redaction
 from hysem_assets.settings.catalog import Review, review_for
+from hysem_assets.settings.environment import config_dir
 from hysem_assets.settings.profile import Profile, load_profile
 from hysem_assets.settings.protocols import Protocol, load_protocols
 from hysem_assets.settings.queries import METADATA_SOURCES, QuerySpec, get_query
@@ -32,6 +34,7 @@ from hysem_assets.sources.lookups import LookupOutcome
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore
+from hysem_assets.topics.config import TopicSettings, load_topic_settings
 
 if TYPE_CHECKING:  # imported where used: parsing pulls in Docling, which most steps never need
     from hysem_assets.fulltext.download import PdfLimits
@@ -219,8 +222,9 @@ class GraphDatabase(ConfigurableResource):
 
 
 class ReviewConfig(ConfigurableResource):
-    """Each partition's configuration: the query config/queries.yaml declares for it and the
-    review protocol that query names (config/protocols). Assets ask this resource, never the files."""
+    """The review's configuration in config/: each partition's query (queries.yaml) and the
+    protocol it names (protocols/), the topic grid and the citation style. Assets ask this
+    resource, never the files."""
 
     def review(self, slug: str) -> Review:
         return review_for(slug)
@@ -234,6 +238,14 @@ class ReviewConfig(ConfigurableResource):
     def protocols(self) -> dict[str, Protocol]:
         """Every protocol that loads: the graph schema is their union."""
         return load_protocols()
+
+    def topic_settings(self) -> TopicSettings:
+        """config/topics.yaml: the topic model's grid and preprocessing."""
+        return load_topic_settings()
+
+    def citation_settings(self) -> CitationSettings:
+        """config/citations.yaml: the library's default citation style and locale."""
+        return load_citation_settings(config_dir() / "citations.yaml")
 
 
 class AnswerModels(ConfigurableResource):
