@@ -15,9 +15,9 @@ from dagster import DagsterEventType, DagsterInstance
 
 from hysem_assets.cli import main
 from hysem_assets.definitions import defs
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import MirrorServer
 from hysem_assets.qa.answer import NO_ARTICLES
+from hysem_assets.settings.environment import asset_file
 
 SLUG = "nothing-matches"
 QUERY = f"""

@@ -33,11 +33,12 @@ from dagster import DagsterInstance, DagsterRunStatus, RunsFilter, build_asset_c
 
 from hysem_assets.core.owner import PID_TAG
 from hysem_assets.defs.parsing import parsed_docs
-from hysem_assets.defs.resources import PdfParser, load_profile
-from hysem_assets.defs.storage import asset_file
+from hysem_assets.defs.resources import PdfParser
 from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.runs.reclaim import pool_claims
+from hysem_assets.settings.environment import asset_file
+from hysem_assets.settings.profile import load_profile
 from hysem_assets.stores.chunks import point_id, searchable_text
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore

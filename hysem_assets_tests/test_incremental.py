@@ -18,8 +18,8 @@ from dagster import DagsterInstance, materialize
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import ChunkStore
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.knowledge.build import article_digests
+from hysem_assets.settings.environment import asset_file
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, compare, work_id
 from hysem_assets_tests.knowledge.partition import ARTICLES, partition
 from hysem_assets_tests.paths import PROJECT_ROOT

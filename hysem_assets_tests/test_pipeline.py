@@ -11,9 +11,8 @@ from dagster import DagsterInstance, materialize
 
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import default_snapshot_dir
-from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.environment import asset_file, hysem_home
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.paths import PROJECT_ROOT
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.defs.resources import build_resources, load_profile
-from hysem_assets.settings.profile import ProfileError
+from hysem_assets.defs.resources import build_resources
+from hysem_assets.settings.profile import ProfileError, load_profile
 from hysem_assets.sources.endpoints import needs_mirror, resolve_endpoint
 
 
@@ -85,6 +85,11 @@ def test_a_misspelled_key_names_the_file_the_key_and_the_allowed_keys(tmp_path: 
         ),
         ("answers:\n    router: {backend: openai}", "`model`: Field required"),
         ("topics:\n    llm: {backend: rules}", "`backend` must be one of openai, vllm, vllm_inproc (got 'rules')"),
+        ("answers:\n    generator: {backend: [vllm]}", "`backend` must be one of extractive, openai, vllm,"),
+        (
+            "answers:\n    cypher: {backend: vllm, model: m, params: {temprature: 0.2}}",
+            "unknown key `params.temprature` for backend 'vllm' (allowed: max_tokens, seed, temperature, top_p)",
+        ),
     ],
 )
 def test_a_model_section_is_checked_against_its_backends_own_keys(tmp_path: Path, section: str, expected: str):

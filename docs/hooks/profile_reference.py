@@ -149,28 +149,34 @@ def profile_reference() -> str:
     return "\n".join(out)
 
 
-#: The profile keys each kind of model section stands for.
-SECTION_KEYS = {
-    "extraction": "assets.extracted_fields.llm",
-    "generator": "assets.answers.generator",
-    "auditor": "assets.answers.auditor",
-    "model": "assets.topics.llm, assets.answers.cypher, assets.answers.router",
-}
+def _model_sections(model: type[BaseModel], prefix: str = "") -> dict[str, list[str]]:
+    """Section kind -> the dotted profile keys whose value is checked as a model backend of that kind."""
+    found: dict[str, list[str]] = {}
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{name}"
+        for item in field.metadata:
+            if isinstance(getattr(item, "func", None), profile_module.BackendSection):
+                found.setdefault(item.func.kind, []).append(key)
+        if _is_model(field.annotation):
+            for kind, keys in _model_sections(field.annotation, f"{key}.").items():
+                found.setdefault(kind, []).extend(keys)
+    return found
 
 
 def backends_reference() -> str:
     """One table per backend a model section can name, with the sections that accept it."""
+    keys_of = _model_sections(profile_module.Profile)
     accepted: dict[type[BaseModel], list[str]] = {}
     for kind, models in SECTION_BACKENDS.items():
         for model in models:
-            accepted.setdefault(model, []).extend(SECTION_KEYS[kind].split(", "))
+            accepted.setdefault(model, []).extend(keys_of.get(kind, []))
     out = ["## Model backends", ""]
     sections: list[tuple[str, type[BaseModel]]] = []
     for model, keys in accepted.items():
         (name,) = get_args(model.model_fields["backend"].annotation)
         where = ", ".join(f"`{key}`" for key in keys)
         out += [
-            f"### `backend: {name}` {{#{_anchor('backend.' + name)}}}",
+            f"### `backend: {name}` ({model.__name__}) {{#{_anchor('backend.' + model.__name__)}}}",
             "",
             _cell(model.__doc__ or ""),
             f"Accepted by {where}.",

@@ -1,1 +1,1 @@
-"""Acquisition: raw metadata per source, and later the merged corpus."""
+"""Acquisition: the corpus contracts and column types of raw metadata and the merged corpus, and DOI enrichment."""

@@ -1,4 +1,4 @@
-"""Sentences of a text, for the extractive backend: as strings and as character spans of the text.
+"""Sentences of a text, as strings and as character spans of the text.
 
 Spans keep every value the embedded extractor finds traceable to where it stands in the
 document (its evidence); the strings are what sentence ranking embeds.

@@ -28,7 +28,7 @@ from hysem_assets.settings.profile import TopicsSettings
 from hysem_assets.settings.protocols import Protocol
 from hysem_assets.stores.tables import write_parquet
 from hysem_assets.stores.work_cache import WorkCache, work_id
-from hysem_assets.terms.mapping import map_terms
+from hysem_assets.terms.mapping import map_terms, raw_terms
 from hysem_assets.terms.suggestions import write_suggested_dictionaries
 from hysem_assets.topics.incremental import read_state, update_topics, write_state
 from hysem_assets.topics.labels import TopicLabeller, label_from_top_words, llm_labeller
@@ -232,19 +232,6 @@ def topics(
             "intertopic_html": MetadataValue.path(str(view.html)),
         },
     )
-
-
-def raw_terms(extracted: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
-    """Long table (doc_id, field, raw_term) of the list values extracted for ``fields``."""
-    rows = [
-        {"doc_id": row["cluster_id"], "field": field, "raw_term": term}
-        for row in extracted.to_dict("records")
-        for field in fields
-        if isinstance(row.get(field), str) and row[field].startswith("[")
-        for term in json.loads(row[field])
-        if isinstance(term, str) and term.strip()
-    ]
-    return pd.DataFrame(rows, columns=["doc_id", "field", "raw_term"])
 
 
 @asset(

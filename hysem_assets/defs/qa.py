@@ -25,9 +25,9 @@ from hysem_assets.defs.resources import AnswerModels, ChunkStore, GraphDatabase,
 from hysem_assets.qa.answer import ANSWER_DTYPES, answer_questions
 from hysem_assets.qa.engine import qa_engine
 from hysem_assets.qa.preferences import PREFERENCE_DTYPES, excluded_pairs, export_preferences
-from hysem_assets.qa.questions import questions_for
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.profile import AssetSettings
+from hysem_assets.stores.graph_schema import graph_schema
 
 #: Nested answer parts are kept as JSON text, so every Parquet column has one type.
 JSON_COLUMNS = ("json", "chosen_json", "rejected_json", "chosen_verdict", "rejected_verdict")
@@ -85,8 +85,9 @@ def qa_answers(
     extracted_fields: pd.DataFrame,
     summary_tree: pd.DataFrame,
 ) -> Iterator[Output]:
-    questions = config.questions or questions_for(context.partition_key)
+    questions = config.questions or review_config.questions(context.partition_key)
     context.log.info(f"Answering {len(questions)} questions for {context.partition_key!r}")
+    protocol = review_config.protocol(context.partition_key)
     settings = AssetSettings(
         answers=answer_models.settings,
         vector_index=chunk_store.settings,
@@ -95,7 +96,8 @@ def qa_answers(
     with qa_engine(
         settings,
         context.partition_key,
-        review_config.protocol(context.partition_key),
+        protocol,
+        graph_schema(review_config.protocols(), protocol),
         vector_index,
         library,
         canonical_terms,

@@ -21,6 +21,7 @@ from hysem_assets.defs.storage import ParquetStorage
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.library.table import CitationSettings, load_citation_settings
 from hysem_assets.mirror.server import MirrorServer, bundled_snapshot_dirs
+from hysem_assets.qa.questions import questions_for
 from hysem_assets.settings import profile as sections
 from hysem_assets.settings import redaction
 from hysem_assets.settings.catalog import Review, review_for
@@ -222,8 +223,9 @@ class GraphDatabase(ConfigurableResource):
 
 
 class ReviewConfig(ConfigurableResource):
-    """The review's configuration in config/: each partition's query (queries.yaml) and the
-    protocol it names (protocols/), the topic grid and the citation style. Assets ask this
+    """The review's configuration in config/: each partition's query (queries.yaml), the
+    protocol it names (protocols/) and its questions (questions.yaml), the topic grid and the
+    citation style. Assets ask this
     resource, never the files."""
 
     def review(self, slug: str) -> Review:
@@ -238,6 +240,10 @@ class ReviewConfig(ConfigurableResource):
     def protocols(self) -> dict[str, Protocol]:
         """Every protocol that loads: the graph schema is their union."""
         return load_protocols()
+
+    def questions(self, slug: str) -> list[str]:
+        """config/questions.yaml: the questions ``answers`` asks of query ``slug`` by default."""
+        return questions_for(slug)
 
     def topic_settings(self) -> TopicSettings:
         """config/topics.yaml: the topic model's grid and preprocessing."""

@@ -20,10 +20,8 @@ from dagster import (
 )
 from upath import UPath
 
-from hysem_assets.settings.environment import asset_file, assets_dir
+from hysem_assets.settings.environment import assets_dir
 from hysem_assets.stores.tables import file_columns, read_table, write_parquet
-
-__all__ = ["ParquetIOManager", "ParquetStorage", "asset_file", "assets_dir", "write_parquet"]
 
 
 class ParquetIOManager(UPathIOManager):

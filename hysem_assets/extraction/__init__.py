@@ -1,1 +1,1 @@
-"""Structured fields from parsed documents: definitions, chunking, incremental extraction, merging."""
+"""Structured fields from parsed documents: chunking, prompts, incremental extraction, merging, the embedded extractor."""

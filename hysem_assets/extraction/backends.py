@@ -6,14 +6,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.cached import CachedBackend
-from hysem_assets.llm.registry import FACTORIES
+from hysem_assets.llm.registry import FACTORIES, Factory
 from hysem_assets.llm.registry import build_backend as build_model_backend
 from hysem_assets.settings.backends import BackendConfig
 from hysem_assets.settings.protocols import Protocol
 
 
-def _extractive(config: BackendConfig, protocol: Protocol | None) -> Any:
+def _extractive(config: BackendConfig, protocol: Protocol | None) -> LLMBackend:
     # Imported here so that a model server never loads the embedded extractor's models.
     from hysem_assets.extraction.extractive import from_config
 
@@ -22,7 +23,7 @@ def _extractive(config: BackendConfig, protocol: Protocol | None) -> Any:
 
 #: Model servers plus the embedded extractor, which reads its fields, dictionaries and cues
 #: from the protocol.
-EXTRACTION_FACTORIES = {**FACTORIES, "extractive": _extractive}
+EXTRACTION_FACTORIES: dict[str, Factory] = {**FACTORIES, "extractive": _extractive}
 
 
 def build_backend(

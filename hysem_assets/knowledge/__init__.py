@@ -1,1 +1,1 @@
-"""The knowledge graph as data: schema, partition graph building, mentions, saved reports."""
+"""The knowledge graph as data: partition graph building, mentions, saved reports, the summary tree."""

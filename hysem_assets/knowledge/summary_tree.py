@@ -29,6 +29,7 @@ import pandas as pd
 from hysem_assets.core.text import split_sentences
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.embedding.mmr import mmr
+from hysem_assets.knowledge.sentences import claim_text, normalized
 from hysem_assets.retrieval.chunking import ABSTRACT
 
 Level = Literal["corpus", "topic", "document"]
@@ -137,8 +138,6 @@ def document_passages(chunks: pd.DataFrame | None, corpus: pd.DataFrame) -> dict
 
 def candidate_sentences(passages: Sequence[Passage], limit: int = MAX_CANDIDATES) -> list[Sentence]:
     """Sentences that state something (no labels, keywords or metadata lines), in text order, unique."""
-    from hysem_assets.knowledge.sentences import claim_text, normalized  # lazy: qa imports the tree back
-
     found: list[Sentence] = []
     seen: set[str] = set()
     for passage in passages:

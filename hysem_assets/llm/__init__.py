@@ -1,1 +1,1 @@
-"""Model backends behind one interface: vLLM, OpenAI-compatible servers, in-process vLLM, extractive."""
+"""Model backends behind one interface (vLLM, OpenAI-compatible servers, in-process vLLM), cached and metered."""

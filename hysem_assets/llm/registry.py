@@ -55,9 +55,9 @@ def build_backend(
     """The backend ``config`` describes, wrapped with the shared cache, bound and token meter.
 
     ``cache_dir`` (e.g. one per asset) wins over the config's ``cache_dir``, which wins
-    over ``$HYSEM_HOME/llm_cache``. ``protocol`` is the query's review protocol: the
-    extractive backend fills its fields (the ``generic`` protocol when None) and names
-    its fingerprint in its model id, so a protocol edit never replays stale answers.
+    over ``$HYSEM_HOME/llm_cache``. ``factories`` names the backends allowed here;
+    ``protocol`` goes to the factory (the embedded extractor fills its fields, see
+    :mod:`hysem_assets.extraction.backends`; model servers ignore it).
     """
     parsed = parse_backend_config(config)
     if parsed.backend not in factories:

@@ -1,6 +1,6 @@
 """Generator, auditor and Cypher writer: one small protocol each, model-backed implementations.
 
-The model-backed ones talk to any backend ``hysem_assets.llm.build_backend`` makes (vLLM,
+The model-backed ones talk to any backend ``hysem_assets.llm.registry.build_backend`` makes (vLLM,
 OpenAI-compatible servers), asking for JSON that matches the schemas in ``drafts``; the
 embedded ones (``embedded``) implement the same protocols without weights.
 """

@@ -2,7 +2,7 @@
 
 ``generator``, ``auditor`` and ``cypher`` are backend mappings: ``{backend: extractive}``
 and ``{backend: rules}`` are the embedded defaults (options next to ``backend``); any
-other mapping goes to :func:`hysem_assets.llm.build_backend` (vllm, openai, ...).
+other mapping goes to :func:`hysem_assets.llm.registry.build_backend` (vllm, openai, ...).
 ``cypher: null`` writes symbolic queries from templates.
 """
 
@@ -51,7 +51,8 @@ def retrieval_settings(settings: AnswerSettings) -> RetrievalSettings:
 
 
 def _options(config: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in config.items() if key != "backend"}
+    """An embedded generator's or auditor's keywords; a key set to null keeps its default."""
+    return {key: value for key, value in config.items() if key != "backend" and value is not None}
 
 
 def build_generator(config: Mapping[str, Any], embedder: Encoder, cache_dir: Path | None = None) -> Generator:
@@ -147,6 +148,7 @@ def open_engine(
     *,
     query: str,
     protocol: Protocol,
+    schema: GraphSchema,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
     canonical_terms: pd.DataFrame | None = None,
@@ -155,7 +157,8 @@ def open_engine(
     summary_tree: pd.DataFrame | None = None,
 ) -> Iterator[QAEngine]:
     """The engine over the stores of partition ``query`` (the profile's ``answers``,
-    ``vector_index`` and ``knowledge_graph`` sections); stores are closed on exit."""
+    ``vector_index`` and ``knowledge_graph`` sections) and the graph ``schema`` its graph was
+    loaded with; stores are closed on exit."""
     dictionaries = protocol.dictionaries()
     with ExitStack() as opened:  # chunk store first, then graph: the one order, so waiting never deadlocks
         store = open_chunk_store(settings.vector_index)
@@ -168,7 +171,7 @@ def open_engine(
             store=store,
             embedder=query_encoder(chunk_encoder(settings.vector_index)),
             graph=graph_store,
-            schema=graph_schema(load_protocols(), protocol),
+            schema=schema,
             spellings=term_spellings(dictionaries, canonical_terms),
             chunks=chunks,
             library=library,
@@ -184,6 +187,7 @@ def qa_engine(
     settings: AssetSettings,
     query: str,
     protocol: Protocol,
+    schema: GraphSchema,
     chunks: pd.DataFrame,
     library: pd.DataFrame,
     terms: pd.DataFrame | None,
@@ -196,6 +200,7 @@ def qa_engine(
         settings,
         query=query,
         protocol=protocol,
+        schema=schema,
         chunks=chunks,
         library=library,
         canonical_terms=terms,
@@ -207,11 +212,14 @@ def qa_engine(
 
 def tables_engine(settings: AssetSettings, query: str, tables: Mapping[str, pd.DataFrame | None]):
     """:func:`qa_engine` over a partition's tables by asset name (``vector_index``, ``library``,
-    ``canonical_terms`` and, when present, ``extracted_fields`` and ``summary_tree``)."""
+    ``canonical_terms`` and, when present, ``extracted_fields`` and ``summary_tree``), with the
+    query's protocol and the graph schema of every protocol, as the graph was loaded."""
+    protocol = review_for(query).protocol
     return qa_engine(
         settings,
         query,
-        review_for(query).protocol,
+        protocol,
+        graph_schema(load_protocols(), protocol),
         tables["vector_index"],
         tables["library"],
         tables["canonical_terms"],

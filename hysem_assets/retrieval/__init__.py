@@ -1,1 +1,1 @@
-"""Chunking, embeddings, the chunk index (dense and BM25 in Qdrant), search and BEIR evaluation."""
+"""Chunking, the chunk index (dense and BM25 in Qdrant), search, repair and BEIR evaluation."""

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from hysem_assets.defs.partitions import queries_partitions
 
-DEFAULT_URL = "http://127.0.0.1:3000"
 #: Backfill states after which nothing more will run.
 FINISHED = frozenset({"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"})
 #: Run states after which a run does nothing more.

@@ -30,8 +30,7 @@ from hysem_assets.runs.instance import get_instance
 from hysem_assets.runs.integrity import stored_assets
 from hysem_assets.runs.reclaim import describe_claims, stale_runs
 from hysem_assets.runs.supervise import run_supervised
-from hysem_assets.settings.protocols import load_protocol
-from hysem_assets.settings.queries import get_query
+from hysem_assets.settings.catalog import review_for
 
 #: Dagster's console logs at INFO, so a command shows each step's progress.
 RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
@@ -90,7 +89,7 @@ def materialize_query(
     A bad protocol raises :class:`~hysem_assets.settings.protocols.ProtocolError` here, naming
     its file and field, before any step starts.
     """
-    load_protocol(get_query(slug).protocol)
+    review_for(slug)
     defs = _definitions()
     assets = [a for a in defs.assets or [] if a.partitions_def is not None]
     chosen = parse_selection(selection, defs) if selection else None
@@ -99,7 +98,8 @@ def materialize_query(
         selection = " or ".join(f'key:"{key}"' for key in keys)
     resources = defs.resources
     if allow_partial:
-        from hysem_assets.defs.resources import build_resources, load_profile
+        from hysem_assets.defs.resources import build_resources
+        from hysem_assets.settings.profile import load_profile
 
         resources = build_resources(load_profile().model_copy(update={"allow_partial_results": True}))
     register_partitions([slug])

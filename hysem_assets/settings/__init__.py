@@ -1,5 +1,6 @@
-"""Configuration: the profile, queries, review protocols, environment variables and YAML loading.
+"""Configuration: the profile, queries, review protocols, model backends, environment variables, YAML loading.
 
-The one place hysem reads ``HYSEM_*`` variables and ``config/``; everything above receives
-what it needs from here.
+The one package that reads environment variables. Assets get ``config/`` through the
+``review_config`` resource (queries and protocols from here; the questions, topic grid and
+citation style from the parsers of the stages that own them), never by reading files.
 """

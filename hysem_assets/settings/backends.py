@@ -144,7 +144,7 @@ class ExtractiveConfig(_Common):
 class EmbeddedGeneratorConfig(BaseModel):
     """The embedded answer generator: the question's most similar sentences, quoted and cited.
 
-    Keys left out keep the generator's own defaults.
+    Keys left out or null keep the generator's own defaults.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -162,7 +162,7 @@ class EmbeddedGeneratorConfig(BaseModel):
 class RulesAuditorConfig(BaseModel):
     """The embedded auditor: each claim checked for relevance to the question and support in its source.
 
-    Keys left out keep the auditor's own defaults.
+    Keys left out or null keep the auditor's own defaults.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -192,6 +192,13 @@ SECTION_BACKENDS: dict[str, tuple[type[BaseModel], ...]] = {
 }
 
 
+def _fields_at(model: type[BaseModel], path: tuple) -> dict[str, Any]:
+    """The fields of the section at ``path`` inside ``model`` (``("params",)``: the sampling keys)."""
+    for part in path:
+        model = model.model_fields[part].annotation
+    return model.model_fields
+
+
 def check_section(kind: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
     """``config`` unchanged when it is one of the backends section ``kind`` accepts.
 
@@ -200,7 +207,7 @@ def check_section(kind: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
     """
     models = {model.model_fields["backend"].annotation.__args__[0]: model for model in SECTION_BACKENDS[kind]}
     name = config.get("backend")
-    if name not in models:
+    if not isinstance(name, str) or name not in models:
         raise ValueError(f"`backend` must be one of {', '.join(sorted(models))} (got {name!r})")
     model = models[name]
     try:
@@ -210,7 +217,7 @@ def check_section(kind: str, config: Mapping[str, Any]) -> Mapping[str, Any]:
         for problem in exc.errors():
             key = ".".join(map(str, problem["loc"]))
             if problem["type"] == "extra_forbidden":
-                allowed = ", ".join(sorted(model.model_fields))
+                allowed = ", ".join(sorted(_fields_at(model, problem["loc"][:-1])))
                 problems.append(f"unknown key `{key}` for backend {name!r} (allowed: {allowed})")
             else:
                 problems.append(f"`{key}`: {problem['msg']}")

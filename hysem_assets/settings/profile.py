@@ -13,6 +13,7 @@ environment variables.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -129,14 +130,19 @@ class ScreeningSettings(_Section):
     )
 
 
-def _backend(kind: str) -> Any:
-    """A field validator that checks a backend mapping against the models section ``kind`` accepts
-    (:data:`hysem_assets.settings.backends.SECTION_BACKENDS`), and keeps the mapping as written."""
+@dataclass(frozen=True)
+class BackendSection:
+    """Checks a model section's mapping against the backends section ``kind`` accepts
+    (:data:`hysem_assets.settings.backends.SECTION_BACKENDS`) and keeps it as written."""
 
-    def check(value: dict[str, Any] | None) -> dict[str, Any] | None:
-        return None if value is None else dict(check_section(kind, value))
+    kind: str
 
-    return AfterValidator(check)
+    def __call__(self, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else dict(check_section(self.kind, value))
+
+
+def _backend(kind: str) -> AfterValidator:
+    return AfterValidator(BackendSection(kind))
 
 
 class ExtractionSettings(_Section):

@@ -1,1 +1,2 @@
-"""Graph stores (Neo4j, embedded ladybug) and the chunk store (Qdrant Edge, or a Qdrant server)."""
+"""Where assets live: graph stores (embedded ladybug, Neo4j) and their schema, chunk stores (Qdrant Edge,
+a Qdrant server), store locks, asset tables and the work cache."""

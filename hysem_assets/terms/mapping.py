@@ -3,6 +3,7 @@ without a dictionary, grouped by spelling and meaning."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,19 @@ class TermMapping:
         """Per field without a dictionary, its groups as a dictionary file to adopt
         (:func:`~hysem_assets.terms.suggestions.write_suggested_dictionaries` saves them)."""
         return suggested_dictionaries_yaml(self.groups)
+
+
+def raw_terms(extracted: pd.DataFrame, fields: list[str]) -> pd.DataFrame:
+    """Long table (doc_id, field, raw_term) of the list values extracted for ``fields``."""
+    rows = [
+        {"doc_id": row["cluster_id"], "field": field, "raw_term": term}
+        for row in extracted.to_dict("records")
+        for field in fields
+        if isinstance(row.get(field), str) and row[field].startswith("[")
+        for term in json.loads(row[field])
+        if isinstance(term, str) and term.strip()
+    ]
+    return pd.DataFrame(rows, columns=["doc_id", "field", "raw_term"])
 
 
 def map_terms(

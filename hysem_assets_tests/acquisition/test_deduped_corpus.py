@@ -11,8 +11,8 @@ from dagster import DagsterInstance, materialize
 from hysem_assets.defs.acquisition import CHECKS, deduped_corpus, raw_metadata_assets
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import build_resources
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir
+from hysem_assets.settings.environment import asset_file
 from hysem_assets_tests.acquisition.helpers import SAMPLE, write_profile
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))

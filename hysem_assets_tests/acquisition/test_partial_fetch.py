@@ -20,8 +20,8 @@ from dagster import AssetCheckSeverity, AssetKey, AssetRecordsFilter, DagsterIns
 from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import build_resources
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir
+from hysem_assets.settings.environment import asset_file
 from hysem_assets_tests.acquisition.helpers import (
     SAMPLE,
     check_result,

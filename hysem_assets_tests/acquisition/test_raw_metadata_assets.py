@@ -11,8 +11,8 @@ import pytest
 from aiohttp import web
 from dagster import AssetCheckSeverity, DagsterInstance
 
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir
+from hysem_assets.settings.environment import asset_file
 from hysem_assets_tests.acquisition.helpers import (
     SAMPLE,
     check_result,

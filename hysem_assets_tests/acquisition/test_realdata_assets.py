@@ -14,8 +14,8 @@ import pytest
 from aiohttp import web
 from dagster import DagsterInstance
 
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import MirrorServer
+from hysem_assets.settings.environment import asset_file
 from hysem_assets_tests.acquisition.helpers import metadata_value, run_raw_metadata, write_profile
 from hysem_assets_tests.local_server import ThreadedServer
 

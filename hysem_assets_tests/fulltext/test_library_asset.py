@@ -15,8 +15,7 @@ from hysem_assets.defs.fulltext import library, pdfs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import build_resources
 from hysem_assets.defs.screening import screening
-from hysem_assets.defs.storage import asset_file
-from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.environment import asset_file, hysem_home
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.library.zotero_server import ZoteroServer
 

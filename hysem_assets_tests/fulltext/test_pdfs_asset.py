@@ -12,11 +12,11 @@ from hysem_assets.defs.fulltext import downloads_dir, pdfs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import build_resources
 from hysem_assets.defs.screening import screening
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
+from hysem_assets.settings.environment import asset_file
 from hysem_assets.settings.profile import load_profile
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 

@@ -7,13 +7,13 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from hysem_assets.cli import main
-from hysem_assets.defs.storage import asset_file, write_parquet
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.retrieval.completeness import expected_points, index_state
 from hysem_assets.retrieval.indexing import index_chunks
 from hysem_assets.runs.instance import get_instance
-from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.environment import asset_file, hysem_home
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
+from hysem_assets.stores.tables import write_parquet
 from hysem_assets_tests.retrieval.test_indexing import DOCUMENTS, chunks_of
 
 

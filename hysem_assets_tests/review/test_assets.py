@@ -12,9 +12,9 @@ from hysem_assets.cli import main
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.review import RECONCILE_CHECK
-from hysem_assets.defs.storage import asset_file, write_parquet
 from hysem_assets.runs.instance import get_instance
-from hysem_assets.settings.environment import review_dir
+from hysem_assets.settings.environment import asset_file, review_dir
+from hysem_assets.stores.tables import write_parquet
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
 from . import tables

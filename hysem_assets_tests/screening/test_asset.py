@@ -10,12 +10,13 @@ from dagster import AssetSelection, materialize
 from hysem_assets.cli import main
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.defs.storage import asset_file, write_parquet
 from hysem_assets.runs.instance import get_instance
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
 from hysem_assets.screening.session import review_criteria
 from hysem_assets.settings.catalog import review_for
+from hysem_assets.settings.environment import asset_file
 from hysem_assets.settings.queries import append_query, new_query_spec
+from hysem_assets.stores.tables import write_parquet
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.screening.works import corpus
 

@@ -20,9 +20,9 @@ import pandas as pd
 import playwright.sync_api as playwright_api
 import pytest
 
-from hysem_assets.defs.storage import write_parquet
 from hysem_assets.screening.decisions import DecisionLog, decisions_path
 from hysem_assets.settings.environment import asset_file
+from hysem_assets.stores.tables import write_parquet
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.paths import HYSEM, PROJECT_ROOT
 from hysem_assets_tests.screening.works import ON_TOPIC, corpus

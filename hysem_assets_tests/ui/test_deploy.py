@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import configparser
 import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,6 +111,18 @@ def test_systemd_units_run_dagster_on_the_workspace(unit: str) -> None:
     assert Path(command[0]).name in {"dagster-webserver", "dagster-daemon"}
     assert Path(command[command.index("-w") + 1]).name == "workspace.yaml"
     assert parser["Service"]["EnvironmentFile"].endswith("hysem.env")
+
+
+@pytest.mark.parametrize("unit", ["hysem-webserver.service", "hysem-daemon.service"])
+def test_systemd_units_prepare_the_instance_with_code_that_exists(unit: str, tmp_path: Path, monkeypatch) -> None:
+    """The unit's ``ExecStartPre`` snippet runs: it imports what the package really has."""
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.read(DEPLOY / "systemd" / unit)
+    command = shlex.split(parser["Service"]["ExecStartPre"])
+    assert Path(command[0]).name == "python" and command[1] == "-c"
+    monkeypatch.setenv("HYSEM_HOME", str(tmp_path))
+    subprocess.run([sys.executable, "-c", command[2]], check=True, timeout=120)
+    assert (tmp_path / "dagster" / "dagster.yaml").is_file()
 
 
 def test_gpu_assets_carry_the_step_tags() -> None:

@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hysem_assets.defs.storage import asset_file
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.qa.preferences import DPO_KEYS
+from hysem_assets.settings.environment import asset_file
 from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.neo4j_launcher import free_port
 from hysem_assets_tests.paths import PROJECT_ROOT
