@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+from pathlib import Path
 
 import pandas as pd
 import yaml
@@ -35,6 +37,19 @@ ABOVE_TEN_THOUSAND = {
 def metadata_of(result, key: str) -> dict:
     [event] = [e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == key]
     return {name: value.value for name, value in event.materialization.metadata.items()}
+
+
+def independent_ranking(
+    extracted: pd.DataFrame, canonical: pd.DataFrame, corpus: pd.DataFrame, field: str
+) -> dict[str, int]:
+    """Works per canonical term of ``field``, each work once, retracted works left out."""
+    mapping = canonical[canonical["field"] == field].set_index("raw_term")["canonical"].to_dict()
+    retracted = set(corpus.loc[corpus["is_retracted"].fillna(False).astype(bool), "cluster_id"])
+    counts: Counter[str] = Counter()
+    for cluster, values in zip(extracted["cluster_id"], extracted[field], strict=True):
+        if cluster not in retracted and isinstance(values, str):
+            counts.update({mapping.get(term, term) for term in json.loads(values)})
+    return dict(counts)
 
 
 def test_whole_graph_on_the_sample():
@@ -127,6 +142,24 @@ def test_whole_graph_on_the_sample():
     assert set(rows) == set(ABOVE_TEN_THOUSAND)
     assert all(written in rows[doi]["evidence"] for doi, written in ABOVE_TEN_THOUSAND.items())
     assert {c["DOI"] for c in sizes["claims"][0]["citations"]} == set(ABOVE_TEN_THOUSAND)
+
+    # ranking: each method with its works, counted independently from extracted_fields through
+    # canonical_terms (retracted works left out), and a chart shown in the answers' metadata.
+    ranking_question = "Which machine learning methods are most often used?"
+    assert routes[ranking_question] == "ranking"
+    expected = independent_ranking(
+        pd.read_parquet(asset_file("extracted_fields", SAMPLE)),
+        pd.read_parquet(asset_file("canonical_terms", SAMPLE)),
+        corpus,
+        "ml_methods_used",
+    )
+    claimed = [
+        re.fullmatch(r"(.+): (\d+) of (\d+) works \([\d.]+%\)\.", c["text"])
+        for c in by_question[ranking_question]["claims"][1:]
+    ]
+    assert {m[1]: int(m[2]) for m in claimed} == expected
+    assert Path(answers.set_index("question").loc[ranking_question, "chart"]).is_file()
+    assert "![chart](data:image/png;base64," in metadata_of(result, "answers")["charts"]
 
     log = pd.read_parquet(asset_file("preference_log", SAMPLE))
     assert len(log) >= 1 and (log["chosen"] != log["rejected"]).all()

@@ -40,3 +40,9 @@ def write_pickle(path: Path, value: Any) -> None:
     """``value`` pickled at ``path``, replacing it atomically: fitted models kept for the next run."""
     with _replacing(path, "wb") as file:
         pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, replacing it atomically (a chart another process may be showing)."""
+    with _replacing(path, "wb") as file:
+        file.write(data)

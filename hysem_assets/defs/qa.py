@@ -1,7 +1,9 @@
 """QA stage assets: ``answers`` and ``preference_log`` per query, ``preference_dataset`` across queries."""
 
+import base64
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pandas as pd
 from dagster import (
@@ -38,6 +40,19 @@ class QAConfig(Config):
         default_factory=list,
         description="Questions to answer; empty: the partition's questions in config/questions.yaml.",
     )
+
+
+def charts_metadata(answers: pd.DataFrame) -> dict[str, MetadataValue]:
+    """The charts of ranking answers, shown in the UI under their questions, with their files' paths."""
+    charted = answers.dropna(subset=["chart"])
+    if charted.empty:
+        return {}
+    shown = "\n\n".join(
+        f"**{question}**\n\n![chart](data:image/png;base64,{base64.b64encode(png.read_bytes()).decode()})"
+        for question, svg in zip(charted["question"], charted["chart"], strict=True)
+        if (png := Path(svg).with_suffix(".png")).is_file()
+    )
+    return {"charts": MetadataValue.md(shown), "chart_files": MetadataValue.json(list(charted["chart"]))}
 
 
 def as_frame(records: list[dict], dtypes: dict) -> pd.DataFrame:
@@ -119,6 +134,7 @@ def qa_answers(
             "prompt_tokens": int(table["prompt_tokens"].sum()),
             "completion_tokens": int(table["completion_tokens"].sum()),
             "first_answer": MetadataValue.md(table["markdown"].iloc[0] if len(table) else "_no questions_"),
+            **charts_metadata(table),
         },
     )
     log = as_frame(preferences, PREFERENCE_DTYPES)

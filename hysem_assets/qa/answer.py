@@ -1,7 +1,8 @@
 """Answering one question end to end: route, answer, check citations, record.
 
-The router picks a route (counting, listing, numeric, global or local) and the chain of
-routes after it. Counting and listing read exact answers off the graph; numeric filters
+The router picks a route (counting, listing, ranking, numeric, global or local) and the chain
+of routes after it. Counting and listing read exact answers off the graph, ranking too (with
+shares and a chart); numeric filters
 typed numbers with a parameterised Cypher query (or the records of ``extracted_fields``) and
 quotes each value's evidence; global answers from the summary tree; local runs hybrid
 retrieval and the revise loop. A route that is refused (invalid Cypher, no summary tree) or
@@ -23,6 +24,7 @@ import pandas as pd
 
 from hysem_assets.knowledge.build import article_key
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator
+from hysem_assets.qa.charts import ranking_chart
 from hysem_assets.qa.citations import CitationAudit, audit_citations
 from hysem_assets.qa.claims import closest_findings, gist, render_answer
 from hysem_assets.qa.comparisons import parse_comparison
@@ -35,10 +37,18 @@ from hysem_assets.qa.numeric import numeric_draft, run_numeric
 from hysem_assets.qa.preferences import preference_records
 from hysem_assets.qa.retractions import retraction_note
 from hysem_assets.qa.retrieval import Retriever, retrieve
-from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route
+from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route, named_kind
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
-from hysem_assets.qa.symbolic import GraphAnswer, describe_filters, run_plan, target_label, template_plan
+from hysem_assets.qa.symbolic import (
+    INCLUDED_CYPHER,
+    GraphAnswer,
+    describe_filters,
+    run_plan,
+    target_label,
+    template_plan,
+)
 from hysem_assets.qa.terms import Terms, recognise_terms
+from hysem_assets.settings.environment import charts_dir
 from hysem_assets.stores.graph_schema import GraphSchema
 
 NO_EVIDENCE = "No evidence found in the indexed literature for this question."
@@ -63,6 +73,8 @@ ANSWER_DTYPES = {
     "evidence_found": bool,
     #: Why no route could answer: a store it needs is missing for the partition (None otherwise).
     "unavailable": object,
+    #: The SVG of a ranking answer's chart (a PNG beside it), None for other answers.
+    "chart": object,
     "claims": "int64",
     "citations": "int64",
     "unresolved_citations": "int64",
@@ -146,6 +158,30 @@ def graph_draft(found: GraphAnswer, terms: Terms, target: str | None, *, listing
     return Draft(tuple(claims))
 
 
+def ranking_draft(found: GraphAnswer, kind: str, included: int) -> Draft:
+    """A ranking read off the graph: how many included works report ``kind`` (the question's word for
+    the entity kind), then each name with its works and their share of those, most reported first.
+
+    A work counts once per name however often it mentions it, so the shares are of works, not mentions.
+    """
+
+    def cite(keys: Iterable[str]) -> tuple[dict[str, Any], ...]:
+        return tuple(found.records[k].metadata(None).as_dict() for k in keys if k in found.records)
+
+    reporting = len(found.articles)
+    claims = [
+        Claim(
+            f"{reporting} of {included} included works report {kind} ({reporting / included:.1%}).",
+            cite(found.articles),
+        )
+    ]
+    claims += [
+        Claim(f"{name}: {len(keys)} of {reporting} works ({len(keys) / reporting:.1%}).", cite(keys))
+        for name, keys in found.by_name.items()
+    ]
+    return Draft(tuple(claims))
+
+
 def markdown(
     question: str,
     draft: Draft,
@@ -155,6 +191,7 @@ def markdown(
     closest: Draft | None = None,
     summary: str | None = None,
     layout: Callable[[Draft], str] | None = None,
+    chart: str | None = None,
 ) -> str:
     body = (layout(draft) if layout and draft.claims else render_answer(draft, closest, summary)) or no_evidence
     shown = draft.claims or (closest.claims if closest else ())
@@ -163,6 +200,8 @@ def markdown(
     parts = [f"**{question}**", body]
     if note:
         parts.append(f"_{note}_")
+    if chart:
+        parts.append(f"Chart: {chart}")
     if references:
         parts.append(f"References:\n{references}")
     return "\n\n".join(parts)
@@ -207,6 +246,8 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
     target = target_label(question, engine.schema)
     if engine.cypher_writer is None and target is None and not terms:
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
+    if route == "ranking" and target is None:
+        return None, {"refused": "a ranking needs an entity kind the graph holds, and the question names none"}
     try:
         if engine.cypher_writer is not None:
             plan = await engine.cypher_writer.write(question, terms, engine.schema, retriever.query)
@@ -223,7 +264,15 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
         found = found.without(set(retracted))
     if found.empty:
         return None, {**info, "fallback": "the symbolic query found nothing"}
-    draft = graph_draft(found, terms, target, listing=route == "listing")
+    if route == "ranking":
+        kind = named_kind(question, engine.schema) or target or "a value"
+        included = retriever.graph.query(INCLUDED_CYPHER, {"query": retriever.query})["article"].astype(str)
+        included_count = len(set(included) - (set() if include else set(retracted)))
+        draft = ranking_draft(found, kind, included_count)
+        counts = [(name, len(keys)) for name, keys in found.by_name.items()]
+        info["chart"] = ranking_chart(question, counts, len(found.articles), charts_dir(retriever.query))
+    else:
+        draft = graph_draft(found, terms, target, listing=route == "listing")
     report = retraction_report(retracted.values(), retriever.library, include)
     return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
 
@@ -337,16 +386,18 @@ async def _local(question: str, terms: Terms, engine: QAEngine, route: RouteName
 ROUTE_RUNNERS: dict[RouteName, Callable[[str, Terms, QAEngine, RouteName], Awaitable[RouteResult]]] = {
     "counting": _graph,
     "listing": _graph,
+    "ranking": _graph,
     "numeric": _numeric,
     "global": _global,
     "local": _local,
 }
 #: Routes that answer from the graph: what they count or list, passages cannot.
-GRAPH_ROUTES = ("counting", "listing")
+GRAPH_ROUTES = ("counting", "listing", "ranking")
 #: The key of each route's details in the answer's JSON.
 DETAILS_KEY: dict[RouteName, str] = {
     "counting": "symbolic",
     "listing": "symbolic",
+    "ranking": "symbolic",
     "numeric": "numeric",
     "global": "global",
     "local": "local",
@@ -428,6 +479,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "retracted": outcome.retracted,
     }
     no_evidence = outcome.unavailable or (NO_EVIDENCE if retriever.library else NO_ARTICLES)
+    chart = (route_details.get("symbolic") or {}).get("chart") if route_taken == "ranking" else None
     generation = outcome.generation
     answer = {
         "query": retriever.query,
@@ -444,6 +496,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
             closest=closest,
             summary=summary,
             layout=outcome.layout,
+            chart=chart["svg"] if chart else None,
         ),
         "json": json.dumps(details, ensure_ascii=False, default=str),
         "approved": approved,
@@ -451,6 +504,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "unverified_reason": note if unverified else None,
         "evidence_found": bool(checked.kept.claims),
         "unavailable": outcome.unavailable,
+        "chart": chart["svg"] if chart else None,
         "claims": len(checked.kept.claims),
         "citations": sum(len(c.citations) for c in checked.kept.claims),
         "unresolved_citations": sum(check["problem"] is not None for check in checked.checks),

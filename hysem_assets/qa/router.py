@@ -1,6 +1,7 @@
 """Which route answers a question, why, and where to go when that route finds nothing.
 
-Five routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
+Six routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
+``ranking`` ranks an entity kind by the works that report each (counts, shares, a chart),
 ``numeric`` filters typed numbers (sample sizes, durations, metrics) by a comparison,
 ``global`` answers corpus-level questions from the summary tree, and ``local`` is hybrid
 retrieval over chunks. Rules decide first, on wording alone and on the words the protocol
@@ -24,12 +25,13 @@ from hysem_assets.qa.drafts import MalformedOutput
 from hysem_assets.qa.number_fields import NumberField, numeric_target
 from hysem_assets.stores.graph_schema import GraphSchema
 
-RouteName = Literal["counting", "listing", "numeric", "global", "local"]
-ROUTES: tuple[RouteName, ...] = ("counting", "listing", "numeric", "global", "local")
+RouteName = Literal["counting", "listing", "ranking", "numeric", "global", "local"]
+ROUTES: tuple[RouteName, ...] = ("counting", "listing", "ranking", "numeric", "global", "local")
 #: Where a route hands over when it finds nothing: retrieval reads what structured routes miss.
 FALLBACKS: dict[RouteName, tuple[RouteName, ...]] = {
     "counting": ("local",),
     "listing": ("local",),
+    "ranking": ("local",),
     "numeric": ("local",),
     "global": ("local",),
     "local": (),
@@ -54,6 +56,17 @@ _STUDIED = re.compile(
     r"|investigat(?:e|es|ed)|assess(?:es|ed)?|evaluat(?:e|es|ed)|measur(?:e|es|ed)|report(?:s|ed)?"
     r"|includ(?:e|es|ed)|consider(?:s|ed)?|analy[sz](?:e|es|ed)|compar(?:e|es|ed)|test(?:s|ed)?|cover(?:s|ed)?"
     r"|target(?:s|ed)?|there)\b",
+    re.I,
+)
+#: A question about how often each entity of a kind occurs across the works: a ranking or distribution
+#: ("which methods are most often used", "the most common outcomes", "distribution of study designs").
+_RANKING = re.compile(
+    r"\b(?:most|least)\s+(?:(?:often|frequently|commonly|widely|popular|common|frequent|prevalent|used|studied"
+    r"|reported|investigated|examined|applied|employed|measured|assessed|evaluated)\b)"
+    r"|\b(?:distribution|frequenc(?:y|ies)|breakdown|prevalence|popularity|tally)\s+of\b"
+    r"|\btop\s+(?:\d+|three|five|ten)\b|\brank(?:ed|ing|s)?\b"
+    r"|\bhow\s+(?:often|frequently|commonly)\s+(?:is|are|was|were)\s+(?:each|the\s+different|the\s+various)\b"
+    r"|\band\s+how\s+(?:often|frequently|commonly)\b",
     re.I,
 )
 #: A question that picks one entity by a property ("which exposure had the highest ...") asks what a
@@ -116,6 +129,13 @@ def _counted(question: str, match: re.Match[str], schema: GraphSchema) -> str | 
     return None
 
 
+def named_kind(question: str, schema: GraphSchema) -> str | None:
+    """The first of the protocol's words for an entity kind that the question uses ("methods", "outcomes")."""
+    words = re.findall(r"[\w'-]+", question.casefold())
+    kinds = entity_words(schema)
+    return next((word for word in words if word in kinds), None)
+
+
 def asks_for_works(question: str) -> bool:
     """Whether the question asks which works (or how many) meet a condition, rather than what they found."""
     words = set(re.findall(r"[\w'-]+", question.casefold()))
@@ -129,6 +149,8 @@ def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField
     if target is not None and (target.named or asks_for_works(question)):
         said = target.comparison.describe(grouped=target.field.kind != "year")
         return RouteDecision("numeric", f"compares {target.field.label} {said}: {target.why}")
+    if (ranking := _RANKING.search(question)) and (kind := named_kind(question, schema)):
+        return RouteDecision("ranking", f'"{ranking.group(0)}" ranks the {kind} the graph holds by their works')
     if counting := _COUNTING.search(question):
         counted = _counted(question, counting, schema)
         if counted is not None:
@@ -149,6 +171,7 @@ def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField
 ROUTER_SYSTEM = (
     "You route questions about a collection of scientific articles. Choose one route: "
     "counting (how many works or entities), listing (which works or entities match named terms), "
+    "ranking (which entities of a kind, such as methods or outcomes, occur most often across the works), "
     "numeric (works whose reported numbers, such as sample size, follow-up or a metric, meet a comparison), "
     "global (themes, trends or an overview of the whole collection), "
     "local (anything answered by specific passages of a few works). Give a short reason."
@@ -200,4 +223,4 @@ async def choose_route(
             return await router.choose(question)
         except MalformedOutput as exc:
             return RouteDecision("local", f"no rule applies and the router model failed ({exc})")
-    return RouteDecision("local", "no counting, listing, numeric or corpus-level wording: passages answer it")
+    return RouteDecision("local", "no counting, listing, ranking, numeric or corpus-level wording: passages answer it")

@@ -22,6 +22,7 @@ from hysem_assets.qa.terms import Terms
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
 
+INCLUDED_CYPHER = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) RETURN a.key AS article"
 ARTICLE_METADATA_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) WHERE a.key IN $keys "
     "RETURN a.key AS article, a.cluster_id AS cluster_id, a.title AS title"
@@ -83,6 +84,12 @@ def template_plan(schema: GraphSchema, query: str, target: str | None, terms: Te
     return CypherPlan(f"{match}{where} {returned}", parameters)
 
 
+def ranked(by_name: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Names with at least one article, most articles first, then alphabetically."""
+    kept = ((name, found) for name, found in by_name.items() if found)
+    return dict(sorted(kept, key=lambda item: (-len(item[1]), item[0].casefold())))
+
+
 @dataclass(frozen=True)
 class GraphAnswer:
     """What a symbolic query found: distinct articles per name, all of them, their library records and titles."""
@@ -98,8 +105,8 @@ class GraphAnswer:
         return not self.articles
 
     def without(self, keys: set[str]) -> GraphAnswer:
-        """The answer with the articles ``keys`` left out (retracted works), counts recomputed."""
-        by_name = {name: kept for name, found in self.by_name.items() if (kept := [k for k in found if k not in keys])}
+        """The answer with the articles ``keys`` left out (retracted works), counts recomputed and re-ranked."""
+        by_name = ranked({name: [k for k in found if k not in keys] for name, found in self.by_name.items()})
         records = {k: r for k, r in self.records.items() if k not in keys}
         return GraphAnswer(self.plan, by_name, [a for a in self.articles if a not in keys], records, self.titles)
 
@@ -128,10 +135,7 @@ def run_plan(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: st
         for key, title in zip(found.get("article", []), found.get("title", []), strict=True)
         if clean(title) is not None
     }
-    ordered = dict(
-        sorted(((n, sorted(a)) for n, a in by_name.items()), key=lambda item: (-len(item[1]), item[0].casefold()))
-    )
-    return GraphAnswer(plan, ordered, articles, records, titles)
+    return GraphAnswer(plan, ranked({n: sorted(a) for n, a in by_name.items()}), articles, records, titles)
 
 
 def describe_filters(terms: Mapping[str, list[str]]) -> str:

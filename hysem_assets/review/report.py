@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -25,10 +26,11 @@ _XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTAL
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer's Markdown and the full references of the sources it cites."""
+    """One answer's Markdown, the full references of the sources it cites, and its chart (a ranking's)."""
 
     markdown: str
     references: list[str]
+    chart_png: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -50,10 +52,18 @@ class ReviewReport:
 def answers_from_table(answers: pd.DataFrame) -> list[Answer]:
     """Answers of the ``answers`` asset, each with the distinct full citations of its claims."""
     result = []
-    for markdown, payload in zip(answers["markdown"], answers["json"]):
+    charts = answers["chart"] if "chart" in answers.columns else [None] * len(answers)
+    for markdown, payload, chart in zip(answers["markdown"], answers["json"], charts, strict=True):
         claims = json.loads(payload).get("claims", []) if not is_missing(payload) else []
         cited = (citation.get("FullCitation") for claim in claims for citation in claim.get("citations", []))
-        result.append(Answer(str(markdown), list(dict.fromkeys(c for c in cited if c))))
+        png = None if is_missing(chart) else Path(chart).with_suffix(".png")
+        result.append(
+            Answer(
+                str(markdown),
+                list(dict.fromkeys(c for c in cited if c)),
+                png.read_bytes() if png is not None and png.is_file() else None,
+            )
+        )
     return result
 
 
@@ -85,7 +95,14 @@ def render_html(report: ReviewReport) -> str:
         topic_table=table(_topics(report.topic_table)) if report.topic_table is not None else None,
         evidence_table=table(report.evidence),
         saved_reports=[(name, table(frame)) for name, frame in report.saved_reports.items()],
-        answers=[{"html": markdown.render(a.markdown), "references": a.references} for a in report.answers],
+        answers=[
+            {
+                "html": markdown.render(a.markdown),
+                "references": a.references,
+                "chart": base64.b64encode(a.chart_png).decode() if a.chart_png else None,
+            }
+            for a in report.answers
+        ],
     )
 
 

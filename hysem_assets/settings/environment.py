@@ -97,6 +97,11 @@ def review_dir(slug: str) -> Path:
     return hysem_home() / "review" / slug
 
 
+def charts_dir(slug: str) -> Path:
+    """Where the charts of a query's answers are written: ``$HYSEM_HOME/charts/<slug>``."""
+    return hysem_home() / "charts" / slug
+
+
 def asset_file(asset_key: str, partition: str, base: Path | None = None) -> Path:
     """Where ``raw_metadata/pubmed`` for one query lives; shared by the IO manager and the CLI
     (here, with no import beyond the standard library, so a command can find a table quickly)."""

@@ -6,11 +6,13 @@ import json
 import os
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from hysem_assets.qa.charts import ranking_chart
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts
@@ -55,6 +57,21 @@ def test_html_is_self_contained_and_escapes_sources():
     assert html.count("Doe, J. (w1). Study w1.") == 2  # the evidence table and one reference (cited twice)
     for section in ("PRISMA 2020 flow", "Topics", "Evidence table", "Saved reports", "designs", "Answers"):
         assert section in html
+
+
+def test_a_ranking_answer_shows_its_chart_in_the_page(tmp_path: Path):
+    chart = ranking_chart("Which designs are most common?", [("cohort", 3), ("trial", 1)], 4, tmp_path)
+    answers = pd.DataFrame(
+        {
+            "markdown": ["**Which designs are most common?**", "**What do cohorts find?**"],
+            "json": [json.dumps({"claims": []})] * 2,
+            "chart": [chart["svg"], None],
+        }
+    )
+    shown = answers_from_table(answers)
+    assert shown[0].chart_png == Path(chart["png"]).read_bytes() and shown[1].chart_png is None
+    html = render_html(replace(review(), answers=shown))
+    assert html.count('<img alt="Chart of the ranking" src="data:image/png;base64,') == 1
 
 
 def test_markdown_inlines_the_diagram_and_tables():
