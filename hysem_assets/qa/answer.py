@@ -37,7 +37,7 @@ from hysem_assets.qa.numeric import numeric_draft, run_numeric
 from hysem_assets.qa.preferences import preference_records
 from hysem_assets.qa.retractions import retraction_note
 from hysem_assets.qa.retrieval import Retriever, retrieve
-from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route, named_kind
+from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route, kind_in
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
 from hysem_assets.qa.symbolic import (
     INCLUDED_CYPHER,
@@ -265,7 +265,7 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
     if found.empty:
         return None, {**info, "fallback": "the symbolic query found nothing"}
     if route == "ranking":
-        kind = named_kind(question, engine.schema) or target or "a value"
+        kind = kind_in(question, engine.schema) or target
         included = retriever.graph.query(INCLUDED_CYPHER, {"query": retriever.query})["article"].astype(str)
         included_count = len(set(included) - (set() if include else set(retracted)))
         draft = ranking_draft(found, kind, included_count)

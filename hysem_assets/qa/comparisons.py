@@ -57,6 +57,16 @@ _YEAR = re.compile(
     r"(?<![\w.])(?P<word>after|since|from|before|prior to|until|through|up to)\s+(?P<year>1[89]\d\d|2[01]\d\d)(?![\d.])",
     re.IGNORECASE,
 )
+#: Years bounded by a word after them ("in 2021 or later", "2010 or earlier").
+_YEAR_SUFFIXED = re.compile(
+    r"(?<![\w.])(?P<year>1[89]\d\d|2[01]\d\d)\s+or\s+(?P<word>later|after|since|newer|more recently|earlier"
+    r"|before|older|prior)\b",
+    re.IGNORECASE,
+)
+_YEAR_SUFFIX_OPERATORS: dict[str, Operator] = {
+    **dict.fromkeys(("later", "after", "since", "newer", "more recently"), ">="),
+    **dict.fromkeys(("earlier", "before", "older", "prior"), "<="),
+}
 _YEAR_OPERATORS: dict[str, Operator] = {
     "after": ">", "since": ">=", "from": ">=", "before": "<", "prior to": "<", "until": "<=", "through": "<=",
     "up to": "<=",
@@ -131,7 +141,7 @@ def parse_comparison(question: str) -> Comparison | None:
 
     A bare number ("in 2019", "PM2.5", "the 10 studies") is no comparison: only a bound word
     before it, "or more"/"or less" after it, a range ("between 2 and 5 years"), or a time word
-    before a year ("after 2020", "since 2015") makes one.
+    before a year ("after 2020", "since 2015") or after it ("2021 or later") makes one.
     """
     text = matchable(question)
     found: list[tuple[int, Comparison]] = []
@@ -153,10 +163,16 @@ def parse_comparison(question: str) -> Comparison | None:
             low, high = (value, None) if op == ">=" else (None, value)
             unit = _unit(match.group("unit")) or _unit(match.group("after_unit"))
             found.append((match.start(), Comparison(op, low, high, unit, match.group(0))))
-    if match := _YEAR.search(text):
+    suffixed = _YEAR_SUFFIXED.search(text)
+    if (match := _YEAR.search(text)) and not (suffixed and suffixed.start("year") == match.start("year")):
         op, year = _YEAR_OPERATORS[" ".join(match.group("word").casefold().split())], float(match.group("year"))
         low, high = (year, None) if op in (">", ">=") else (None, year)
         found.append((match.start(), Comparison(op, low, high, None, match.group(0))))
+    if suffixed:  # "from 2010 or earlier": the word after the year decides
+        op = _YEAR_SUFFIX_OPERATORS[" ".join(suffixed.group("word").casefold().split())]
+        year = float(suffixed.group("year"))
+        low, high = (year, None) if op == ">=" else (None, year)
+        found.append((suffixed.start(), Comparison(op, low, high, None, suffixed.group(0))))
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
 

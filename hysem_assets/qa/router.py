@@ -117,23 +117,24 @@ def entity_words(schema: GraphSchema) -> set[str]:
     return {word.casefold() for spec in schema.fields.values() if spec.entity for word in spec.words}
 
 
+def kind_in(text: str, schema: GraphSchema) -> str | None:
+    """The earliest of the protocol's words for an entity kind in ``text`` ("methods", "risk factors")."""
+    found = [
+        (match.start(), -len(word), word)
+        for word in entity_words(schema)
+        if (match := re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE))
+    ]
+    return min(found)[2] if found else None
+
+
 def _counted(question: str, match: re.Match[str], schema: GraphSchema) -> str | None:
     """What a counting phrase counts, when it is something the graph holds: works or an entity kind."""
-    following = _words_near(question, match.end(), 4)
-    kinds = entity_words(schema)
-    for word in following:
-        if word in WORK_WORDS:
-            return "works"
-        if word in kinds:
-            return word
-    return None
-
-
-def named_kind(question: str, schema: GraphSchema) -> str | None:
-    """The first of the protocol's words for an entity kind that the question uses ("methods", "outcomes")."""
-    words = re.findall(r"[\w'-]+", question.casefold())
-    kinds = entity_words(schema)
-    return next((word for word in words if word in kinds), None)
+    following = " ".join(_words_near(question, match.end(), 4))
+    kind = kind_in(following, schema)
+    works = next((word for word in following.split() if word in WORK_WORDS), None)
+    if works is not None and (kind is None or following.index(works) < following.index(kind)):
+        return "works"
+    return kind
 
 
 def asks_for_works(question: str) -> bool:
@@ -149,7 +150,7 @@ def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField
     if target is not None and (target.named or asks_for_works(question)):
         said = target.comparison.describe(grouped=target.field.kind != "year")
         return RouteDecision("numeric", f"compares {target.field.label} {said}: {target.why}")
-    if (ranking := _RANKING.search(question)) and (kind := named_kind(question, schema)):
+    if (ranking := _RANKING.search(question)) and (kind := kind_in(question, schema)):
         return RouteDecision("ranking", f'"{ranking.group(0)}" ranks the {kind} the graph holds by their works')
     if counting := _COUNTING.search(question):
         counted = _counted(question, counting, schema)
@@ -158,9 +159,7 @@ def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField
     if glob := _GLOBAL.search(question):
         return RouteDecision("global", f'"{glob.group(0)}" asks about the corpus as a whole')
     if (listing := _LISTING.search(question)) and not _SELECTING.search(question):
-        head = _words_near(question, listing.end(), 5)
-        kinds = entity_words(schema)
-        named = next((w for w in head if w in kinds), None)
+        named = kind_in(" ".join(_words_near(question, listing.end(), 5)), schema)
         if named and (_STUDIED.search(question) or _FILTERING.search(question)):
             return RouteDecision("listing", f'"{listing.group(0).strip()} ... {named}" lists entities the graph holds')
         if _FILTERING.search(question):

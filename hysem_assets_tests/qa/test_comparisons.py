@@ -34,6 +34,8 @@ def test_every_spelling_of_ten_thousand_is_one_number(written):
         ("between 2 and 5 years", "between", 2, 5),
         ("from 1,000 to 5,000 participants", "between", 1_000, 5_000),
         ("between 5 and 2 years", "between", 2, 5),
+        ("a publication in 2021 or later", ">=", 2021, None),
+        ("results from 2010 or earlier", "<=", None, 2010),
     ],
 )
 def test_bound_words_become_operators_and_bounds(phrase, op, low, high):
