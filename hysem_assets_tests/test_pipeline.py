@@ -42,9 +42,11 @@ def metadata_of(result, key: str) -> dict:
 def independent_ranking(
     extracted: pd.DataFrame, canonical: pd.DataFrame, corpus: pd.DataFrame, field: str
 ) -> dict[str, int]:
-    """Works per canonical term of ``field``, each work once, retracted works left out."""
+    """Works per canonical term of ``field``, each work once, retracted works and errata (the sources type
+    them so) left out."""
     mapping = canonical[canonical["field"] == field].set_index("raw_term")["canonical"].to_dict()
-    retracted = set(corpus.loc[corpus["is_retracted"].fillna(False).astype(bool), "cluster_id"])
+    errata = corpus["item_type"].fillna("").str.casefold().eq("erratum")
+    retracted = set(corpus.loc[corpus["is_retracted"].fillna(False).astype(bool) | errata, "cluster_id"])
     counts: Counter[str] = Counter()
     for cluster, values in zip(extracted["cluster_id"], extracted[field], strict=True):
         if cluster not in retracted and isinstance(values, str):
@@ -158,6 +160,9 @@ def test_whole_graph_on_the_sample():
         for c in by_question[ranking_question]["claims"][1:]
     ]
     assert {m[1]: int(m[2]) for m in claimed} == expected
+    erratum = corpus.loc[corpus["item_type"].eq("erratum"), "cluster_id"].tolist()
+    cited = {c["PDF_DocIndex"] for claim in by_question[ranking_question]["claims"] for c in claim["citations"]}
+    assert len(erratum) == 1 and not cited & set(erratum)  # the sample's erratum counts with its paper only
     assert Path(answers.set_index("question").loc[ranking_question, "chart"]).is_file()
     assert "![chart](data:image/png;base64," in metadata_of(result, "answers")["charts"]
 
@@ -168,13 +173,15 @@ def test_whole_graph_on_the_sample():
     flow = dict(zip(*pd.read_parquet(asset_file("prisma_flow", SAMPLE))[["box", "count"]].to_numpy().T))
     raw = {s: len(pd.read_parquet(asset_file(f"raw_metadata/{s}", SAMPLE))) for s in ("pubmed", "openalex", "scopus")}
     retracted = corpus["is_retracted"].fillna(False).astype(bool)
+    erratum = corpus["item_type"].fillna("").eq("erratum")  # counted with the paper it corrects
     pdfs = pd.read_parquet(asset_file("pdfs", SAMPLE))
-    sought = pdfs[pdfs["cluster_id"].isin(corpus.loc[~retracted, "cluster_id"])]
+    sought = pdfs[pdfs["cluster_id"].isin(corpus.loc[~retracted & ~erratum, "cluster_id"])]
     readable = parsed[parsed["error"].isna() & parsed["cluster_id"].isin(sought["cluster_id"])]
     assert flow["identified"] == sum(raw.values()) and flow["identified:scopus"] == raw["scopus"]
     assert flow["duplicates_removed"] == sum(raw.values()) - len(corpus) and flow["screened"] == len(corpus)
     assert flow["automation_excluded"] == 0 and flow["screened:ranking"] == len(corpus)
-    assert flow["excluded"] == retracted.sum() == 1
+    assert flow["excluded"] == retracted.sum() + erratum.sum() == 2
+    assert flow["excluded:retracted"] == 1 and flow["excluded:erratum (counted with the work it corrects)"] == 1
     missing = sought.loc[sought["status"] != "saved", "status"].value_counts()
     assert flow["sought"] == len(sought) and flow["not_retrieved"] == missing.sum()
     assert {box: count for box, count in flow.items() if box.startswith("not_retrieved:")} == {

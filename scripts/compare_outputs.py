@@ -77,6 +77,8 @@ def compare(first: Path, second: Path, allow_additions: bool = False) -> list[st
             right = right[list(left.columns)]
         if list(left.columns) != list(right.columns):
             differences.append(f"{table}: columns differ ({sorted(set(left.columns) ^ set(right.columns))})")
+        elif len(left) != len(right):
+            differences.append(f"{table}: {len(left)} rows, then {len(right)}")
         elif not left.equals(right):
             changed = [c for c in left.columns if not left[c].equals(right[c])]
             rows = int((left != right).any(axis=1).sum())

@@ -171,6 +171,14 @@ def notice_kind(title: Any, item_type: Any = None) -> str:
     return "comment" if word.startswith("comment") or word == "re" else "reply"
 
 
+def notice_subject(title: Any) -> str:
+    """The normalized title a notice names after its label ("Erratum: <title> (Journal ...)" gives
+    "<title> journal ..."); "" when the title is no notice's."""
+    text = _TAG.sub(" ", _title_text(title)).lstrip(" [(\"'")
+    match = _NOTICE.match(text)
+    return _words(text[match.end() :]) if match else ""
+
+
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7",
           "viii": "8", "ix": "9", "x": "10"}  # fmt: skip
 #: Words after which a numeral or a letter labels one of several ("phase II", "cohort A").

@@ -7,6 +7,7 @@ from dagster import AssetExecutionContext, AssetIn, AssetsDefinition, MetadataVa
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note
 from hysem_assets.core.progress import Progress
+from hysem_assets.dedup.notices import linked_notices
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.placement import GRAPH_STORE_TAG, gpu_step_tags
@@ -30,6 +31,11 @@ from hysem_assets.stores.work_cache import WorkCache
 
 def dictionary_spellings(protocol: Protocol) -> dict[str, dict[str, str]]:
     return {field: dict(dictionary.spellings) for field, dictionary in protocol.dictionaries().items()}
+
+
+def studies(frame: pd.DataFrame, left_out: set[str]) -> pd.DataFrame:
+    """The rows of ``frame`` whose work is not in ``left_out`` (errata: no study of their own)."""
+    return frame[~frame["cluster_id"].isin(left_out)]
 
 
 def citable_corpus(corpus: pd.DataFrame, library: pd.DataFrame, topics: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -145,12 +151,14 @@ def knowledge_graph(
     protocol.check_extracted(extracted_fields, context.partition_key)
     schema = graph_schema(review_config.protocols(), protocol)
     spellings = dictionary_spellings(protocol)
-    fields = canonical_fields(schema, protocol, extracted_fields, canonical_terms, spellings)
-    chunks = vector_index.assign(mentions=chunk_mentions(schema, vector_index, canonical_terms, spellings))
+    errata = set(linked_notices(deduped_corpus)["cluster_id"])  # counted with their papers, never as studies
+    fields = canonical_fields(schema, protocol, studies(extracted_fields, errata), canonical_terms, spellings)
+    chunks = studies(vector_index, errata)
+    chunks = chunks.assign(mentions=chunk_mentions(schema, chunks, canonical_terms, spellings))
     graph = build_partition_graph(
         schema,
         context.partition_key,
-        corpus=citable_corpus(deduped_corpus, library, topics),
+        corpus=citable_corpus(studies(deduped_corpus, errata), library, topics),
         fields=fields,
         chunks=chunks,
         title=review.spec.title or None,
@@ -178,6 +186,7 @@ def knowledge_graph(
             "relationships": sum(summary.relationships.values()),
             "detached": summary.detached,
             "pruned": summary.pruned,
+            "errata_left_out": MetadataValue.json(sorted(errata)),
             "seconds": round(summary.seconds, 2),
             **changes.as_metadata(),
             "loaded": MetadataValue.md(table.to_markdown(index=False)),

@@ -14,11 +14,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from hysem_assets.dedup.notices import linked_notices
 from hysem_assets.screening.outcome import reviewed
 
 FLOW_COLUMNS = ("stage", "box", "label", "count")
 #: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
 RANKED_OUT = "ranked out"
+#: Why an erratum is not counted as a study: its paper is (the excluded box gives this reason).
+ERRATUM_REASON = "erratum (counted with the work it corrects)"
 #: Boxes whose count is the sum of their reasons (rows named "box:reason").
 BROKEN_DOWN = ("identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "included")
 #: (box, minus these boxes, equals this box): the arithmetic of the flow.
@@ -60,7 +63,7 @@ class FlowInputs:
     """The tables the flow is counted from (one query partition)."""
 
     raw: Mapping[str, pd.DataFrame]  # source -> raw_metadata table
-    corpus: pd.DataFrame  # deduped_corpus: record_ids, is_retracted
+    corpus: pd.DataFrame  # deduped_corpus: record_ids, is_retracted, title, item_type
     screening: pd.DataFrame  # one row per work: cluster_id, decision, reason, proceeds
     pdfs: pd.DataFrame  # one row per work screening let through: cluster_id, status, reason
     parsed: pd.DataFrame  # one row per saved PDF: cluster_id, error
@@ -85,19 +88,24 @@ def included_works(
     corpus: pd.DataFrame, screening: pd.DataFrame, pdfs: pd.DataFrame, parsed: pd.DataFrame
 ) -> list[str]:
     """Cluster ids of the included studies, in corpus order: let through by screening, not
-    excluded (by a reviewer, or retracted), retrieved and readable."""
+    excluded (by a reviewer, retracted, or an erratum of another work), retrieved and readable."""
     through = set(screening.loc[screening["proceeds"].astype(bool), "cluster_id"])
-    excluded = set(_retracted(corpus))
+    excluded = set(not_studies(corpus))
     saved = set(pdfs.loc[pdfs["status"] == "saved", "cluster_id"])
     readable = set(parsed.loc[parsed["error"].isna(), "cluster_id"])
     return [c for c in corpus["cluster_id"] if c in through and c not in excluded and c in saved and c in readable]
 
 
-def _retracted(corpus: pd.DataFrame) -> list[str]:
-    if "is_retracted" not in corpus.columns:
-        return []
-    flags = corpus["is_retracted"].astype("boolean").fillna(False).astype(bool)
-    return corpus.loc[flags, "cluster_id"].tolist()
+def not_studies(corpus: pd.DataFrame) -> dict[str, str]:
+    """Works that are no study of their own, with why: retracted, or an erratum (counted with the
+    work it corrects, see :mod:`hysem_assets.dedup.notices`)."""
+    why: dict[str, str] = {}
+    if "is_retracted" in corpus.columns:
+        flags = corpus["is_retracted"].astype("boolean").fillna(False).astype(bool)
+        why.update(dict.fromkeys(corpus.loc[flags, "cluster_id"], "retracted"))
+    for notice in linked_notices(corpus).itertuples():
+        why.setdefault(notice.cluster_id, ERRATUM_REASON)
+    return why
 
 
 def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
@@ -118,12 +126,11 @@ def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
     rows.append(_row("screened", len(screened)))
     rows += _reason_rows("screened", decided[decided | through].map({True: "reviewer", False: "ranking"}))
     by_reviewer = screened[screened["decision"] == "excluded"]
-    retracted = [
-        c for c in _retracted(inputs.corpus) if c in set(screened["cluster_id"]) - set(by_reviewer["cluster_id"])
-    ]
-    excluded = [*by_reviewer["cluster_id"], *retracted]
+    left = set(screened["cluster_id"]) - set(by_reviewer["cluster_id"])
+    not_study = {c: why for c, why in not_studies(inputs.corpus).items() if c in left}
+    excluded = [*by_reviewer["cluster_id"], *not_study]
     rows.append(_row("excluded", len(excluded)))
-    rows += _reason_rows("excluded", pd.Series([*by_reviewer["reason"], *["retracted"] * len(retracted)], dtype=object))
+    rows += _reason_rows("excluded", pd.Series([*by_reviewer["reason"], *not_study.values()], dtype=object))
 
     sought = inputs.pdfs[inputs.pdfs["cluster_id"].isin(set(screened["cluster_id"]) - set(excluded))]
     missing = sought[sought["status"] != "saved"]

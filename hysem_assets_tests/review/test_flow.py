@@ -4,7 +4,14 @@ import pandas as pd
 
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
-from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
+from hysem_assets.review.flow import (
+    ERRATUM_REASON,
+    FlowInputs,
+    included_works,
+    prisma_counts,
+    reconcile,
+    screening_out_of_step,
+)
 
 from . import tables
 
@@ -107,3 +114,13 @@ def test_a_query_that_matched_nothing_has_a_flow_of_zeros_and_no_studies():
     )
     filled = evidence_table(["w1", "w2"], tables.corpus(), library, extracted, topics)
     assert len(none) == 0 and none.dtypes.to_dict() == filled.dtypes.to_dict()
+
+
+def test_an_erratum_is_no_study_its_paper_is_counted_once():
+    corpus = tables.corpus()
+    corpus.loc[corpus["cluster_id"] == "w2", "title"] = "Erratum: Study w1"  # w2 corrects w1
+    inputs = FlowInputs(tables.raw(), corpus, tables.screening(), tables.pdfs(), tables.parsed())
+    counts = dict(zip(prisma_counts(inputs)["box"], prisma_counts(inputs)["count"]))
+    assert counts["excluded"] == 2 and counts[f"excluded:{ERRATUM_REASON}"] == 1 and counts["excluded:retracted"] == 1
+    assert included_works(corpus, tables.screening(), tables.pdfs(), tables.parsed()) == ["w1"]
+    assert counts["included"] == 1 and reconcile(prisma_counts(inputs)) == []

@@ -1,0 +1,44 @@
+"""Errata are linked to the work they correct, whatever their title adds, and nothing else is one."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from hysem_assets.dedup.notices import linked_notices
+
+PAPER = "Random forest models of short-term PM2.5 exposure and hospital admissions for heart failure in Bavaria"
+
+
+def corpus(rows: list[tuple[str, str, str | None]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["cluster_id", "title", "item_type"])
+
+
+def test_errata_are_linked_to_the_paper_they_name():
+    works = corpus(
+        [
+            ("paper", f"{PAPER}.", "journal-article"),
+            ("erratum", f"Erratum: {PAPER}.", "erratum"),
+            # Scopus words it with the paper's citation after the title, and no type
+            ("cited", f"Erratum: {PAPER} (Journal of Environmental Cardiology (2019) 12:3 (211-224))", None),
+            ("corrigendum", f"Corrigendum to “{PAPER}”", None),
+            ("typed", "Notice about a figure legend", "Published Erratum"),
+            ("orphan", "Correction: A paper this corpus does not hold, about ozone and stroke risk", None),
+        ]
+    )
+    found = linked_notices(works).set_index("cluster_id")
+    assert set(found.index) == {"erratum", "cited", "corrigendum", "typed", "orphan"}
+    assert (found["notice"] == "erratum").all()
+    assert found.loc[["erratum", "cited", "corrigendum"], "notice_for"].tolist() == ["paper"] * 3
+    assert found.loc["typed", "notice_for"] is None and found.loc["orphan", "notice_for"] is None
+
+
+def test_studies_whose_titles_start_like_a_notice_are_no_notices():
+    works = corpus(
+        [
+            ("a", "Correction of vitamin D deficiency and blood pressure in older adults", "journal-article"),
+            ("b", "Retraction and cognition: a cohort of retired teachers", None),
+            ("c", "Comment on the 2019 guideline: a reply", "comment"),  # comments stay works of their own
+        ]
+    )
+    assert linked_notices(works).empty
+    assert linked_notices(pd.DataFrame({"cluster_id": ["x"]})).empty  # no titles, no notices
