@@ -8,6 +8,7 @@ leave the flow on the right beside the box they leave from, each with its reason
 from __future__ import annotations
 
 import io
+import textwrap
 from dataclasses import dataclass
 
 import matplotlib
@@ -30,6 +31,8 @@ _ROWS = (
 _STAGES = (("Identification", 76.0, 96.0), ("Screening", 15.0, 74.0), ("Included", 0.0, 13.0))
 _MAIN_X, _SIDE_X, _WIDTH = 32.0, 77.0, 38.0
 _LINE = 2.4  # height of one text line, in the drawing's units (0-100)
+#: Characters of a reason line that fit a box; longer reasons wrap onto indented lines.
+_CHARS = 46
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,11 @@ def _lines(flow: pd.DataFrame, box: str) -> list[str]:
     counts = dict(zip(flow["box"], flow["count"]))
     labels = dict(zip(flow["box"], flow["label"]))
     lines = [f"{LABELS[box]} (n = {counts.get(box, 0):,})"]
-    lines += [f"  {labels[name]} (n = {count:,})" for name, count in counts.items() if name.startswith(f"{box}:")]
+    for name, count in counts.items():
+        if name.startswith(f"{box}:"):
+            n = f" (n = {count:,})"  # never split from its reason's last line
+            wrapped = textwrap.wrap(labels[name], _CHARS - len(n), initial_indent="  ", subsequent_indent="    ")
+            lines += [*wrapped[:-1], wrapped[-1] + n]
     return lines
 
 
