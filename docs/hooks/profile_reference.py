@@ -120,32 +120,30 @@ def _anchor(key: str) -> str:
     return "key-" + key.replace(".", "-").replace("_", "-").replace("<", "").replace(">", "")
 
 
-def profile_reference() -> str:
-    """Markdown tables of every key of the profile's root model, section by section."""
-    root = profile_module.Profile
-    sections: list[tuple[str, type[BaseModel]]] = []
-    out = [
-        "## Top level",
+def _table(
+    heading: str, model: type[BaseModel], prefix: str, sections: list[tuple[str, type[BaseModel]]], note: str = ""
+) -> list[str]:
+    """A heading, the model's docstring (and ``note``), then one row per key; nested models join ``sections``."""
+    return [
+        heading,
         "",
-        _cell(root.__doc__ or ""),
+        _cell(model.__doc__ or ""),
+        *([note] if note else []),
         "",
         "| key | type | default | description |",
         "|---|---|---|---|",
-        *_rows(root, "", sections),
+        *_rows(model, prefix, sections),
         "",
     ]
+
+
+def profile_reference() -> str:
+    """Markdown tables of every key of the profile's root model, section by section."""
+    sections: list[tuple[str, type[BaseModel]]] = []
+    out = _table("## Top level", profile_module.Profile, "", sections)
     while sections:
         key, model = sections.pop(0)
-        out += [
-            f"## `{key}` {{#{_anchor(key)}}}",
-            "",
-            _cell(model.__doc__ or ""),
-            "",
-            "| key | type | default | description |",
-            "|---|---|---|---|",
-            *_rows(model, f"{key}.", sections),
-            "",
-        ]
+        out += _table(f"## `{key}` {{#{_anchor(key)}}}", model, f"{key}.", sections)
     return "\n".join(out)
 
 
@@ -171,36 +169,15 @@ def backends_reference() -> str:
         for model in models:
             accepted.setdefault(model, []).extend(keys_of.get(kind, []))
     out = ["## Model backends", ""]
-    sections: list[tuple[str, type[BaseModel]]] = []
+    nested: dict[str, type[BaseModel]] = {}
     for model, keys in accepted.items():
         (name,) = get_args(model.model_fields["backend"].annotation)
-        where = ", ".join(f"`{key}`" for key in keys)
-        out += [
-            f"### `backend: {name}` ({model.__name__}) {{#{_anchor('backend.' + model.__name__)}}}",
-            "",
-            _cell(model.__doc__ or ""),
-            f"Accepted by {where}.",
-            "",
-            "| key | type | default | description |",
-            "|---|---|---|---|",
-            *_rows(model, "", sections),
-            "",
-        ]
-    seen = set()
-    for key, model in sections:
-        if key in seen:
-            continue
-        seen.add(key)
-        out += [
-            f"### `{key}` {{#{_anchor(key)}}}",
-            "",
-            _cell(model.__doc__ or ""),
-            "",
-            "| key | type | default | description |",
-            "|---|---|---|---|",
-            *_rows(model, f"{key}.", []),
-            "",
-        ]
+        heading = f"### `backend: {name}` ({model.__name__}) {{#{_anchor('backend.' + model.__name__)}}}"
+        sections: list[tuple[str, type[BaseModel]]] = []
+        out += _table(heading, model, "", sections, note=f"Accepted by {', '.join(f'`{k}`' for k in keys)}.")
+        nested.update(sections)
+    for key, model in nested.items():
+        out += _table(f"### `{key}` {{#{_anchor(key)}}}", model, f"{key}.", [])
     return "\n".join(out)
 
 

@@ -138,23 +138,20 @@ def graph_draft(found: GraphAnswer, terms: Terms, target: str | None, *, listing
     """Claims read off the graph: the total, then each name with its article count, citing the articles;
     a listing of works names each work by its title."""
 
-    def cite(keys: Iterable[str]) -> tuple[dict[str, Any], ...]:
-        return tuple(found.records[k].metadata(None).as_dict() for k in keys if k in found.records)
-
     total = len(found.articles)
     claims = [
         Claim(
             f"{total} article{'s' * (total != 1)} in the graph match (filters: {describe_filters(terms)}).",
-            cite(found.articles),
+            found.citations(found.articles),
         )
     ]
     if target is not None:
         claims += [
-            Claim(f"{name}: {len(keys)} article{'s' * (len(keys) != 1)}.", cite(keys))
+            Claim(f"{name}: {len(keys)} article{'s' * (len(keys) != 1)}.", found.citations(keys))
             for name, keys in found.by_name.items()
         ]
     elif listing:
-        claims += [Claim(f"{found.titles[k]}.", cite([k])) for k in found.articles if found.titles.get(k)]
+        claims += [Claim(f"{found.titles[k]}.", found.citations([k])) for k in found.articles if found.titles.get(k)]
     return Draft(tuple(claims))
 
 
@@ -165,18 +162,15 @@ def ranking_draft(found: GraphAnswer, kind: str, included: int) -> Draft:
     A work counts once per name however often it mentions it, so the shares are of works, not mentions.
     """
 
-    def cite(keys: Iterable[str]) -> tuple[dict[str, Any], ...]:
-        return tuple(found.records[k].metadata(None).as_dict() for k in keys if k in found.records)
-
     reporting = len(found.articles)
     claims = [
         Claim(
             f"{reporting} of {included} included works report {kind} ({reporting / included:.1%}).",
-            cite(found.articles),
+            found.citations(found.articles),
         )
     ]
     claims += [
-        Claim(f"{name}: {len(keys)} of {reporting} works ({len(keys) / reporting:.1%}).", cite(keys))
+        Claim(f"{name}: {len(keys)} of {reporting} works ({len(keys) / reporting:.1%}).", found.citations(keys))
         for name, keys in found.by_name.items()
     ]
     return Draft(tuple(claims))

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -103,6 +104,10 @@ class GraphAnswer:
     @property
     def empty(self) -> bool:
         return not self.articles
+
+    def citations(self, keys: Iterable[str]) -> tuple[dict[str, Any], ...]:
+        """The metadata objects of the articles ``keys`` that have a library record, for a claim to cite."""
+        return tuple(self.records[k].metadata(None).as_dict() for k in keys if k in self.records)
 
     def without(self, keys: set[str]) -> GraphAnswer:
         """The answer with the articles ``keys`` left out (retracted works), counts recomputed and re-ranked."""
