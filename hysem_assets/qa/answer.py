@@ -161,7 +161,6 @@ def ranking_draft(found: GraphAnswer, kind: str, included: int) -> Draft:
 
     A work counts once per name however often it mentions it, so the shares are of works, not mentions.
     """
-
     reporting = len(found.articles)
     claims = [
         Claim(
