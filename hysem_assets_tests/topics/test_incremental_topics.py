@@ -10,7 +10,7 @@ import yaml
 from dagster import DagsterInstance, build_asset_context
 
 from hysem_assets.defs.enrichment import STATE_FILE, topics
-from hysem_assets.defs.resources import TopicModeller
+from hysem_assets.defs.resources import ReviewConfig, TopicModeller
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.stores.work_cache import WorkChanges
 from hysem_assets.topics.config import TopicSettings
@@ -131,7 +131,13 @@ def test_the_asset_keeps_its_model_across_materializations(config: Path, abstrac
             }
         )
         context = build_asset_context(partition_key="q", instance=instance)
-        output = topics(context, topic_modeller=TopicModeller(), deduped_corpus=corpus, parsed_docs=no_parses)
+        output = topics(
+            context,
+            topic_modeller=TopicModeller(),
+            review_config=ReviewConfig(),
+            deduped_corpus=corpus,
+            parsed_docs=no_parses,
+        )
         return output.value, {name: value.value for name, value in output.metadata.items()}
 
     def counts(metadata: dict) -> WorkChanges:

@@ -100,6 +100,7 @@ def test_resources_page_lists_every_resource_with_its_config(page) -> None:
         "chunk_store",
         "graph_database",
         "answer_models",
+        "review_config",
         "io_manager",
     ):
         page.get_by_text(name, exact=True).first.wait_for()
