@@ -1,8 +1,9 @@
 """Answering one question end to end: route, answer, check citations, record.
 
-The router picks a route (counting, listing, ranking, numeric, global or local) and the chain
-of routes after it. Counting and listing read exact answers off the graph, ranking too (with
-shares and a chart); numeric filters
+The router picks a route (counting, listing, ranking, statistics, trend, numeric, global or
+local) and the chain of routes after it. Counting and listing read exact answers off the graph,
+ranking too (with shares and a chart), statistics summarise a number property (by group when
+asked), trends count works by year (with a chart); numeric filters
 typed numbers with a parameterised Cypher query (or the records of ``extracted_fields``) and
 quotes each value's evidence; global answers from the summary tree; local runs hybrid
 retrieval and the revise loop. A route that is refused (invalid Cypher, no summary tree) or
@@ -24,7 +25,17 @@ import pandas as pd
 
 from hysem_assets.knowledge.build import article_key
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator
-from hysem_assets.qa.charts import ranking_chart
+from hysem_assets.qa.aggregates import (
+    Categories,
+    distribution_plan,
+    run_statistics,
+    run_trend,
+    statistics_draft,
+    statistics_question,
+    trend_draft,
+    trend_question,
+)
+from hysem_assets.qa.charts import ranking_chart, trend_chart
 from hysem_assets.qa.citations import CitationAudit, audit_citations
 from hysem_assets.qa.claims import closest_findings, gist, render_answer
 from hysem_assets.qa.comparisons import parse_comparison
@@ -37,7 +48,7 @@ from hysem_assets.qa.numeric import numeric_draft, run_numeric
 from hysem_assets.qa.preferences import preference_records
 from hysem_assets.qa.retractions import retraction_note
 from hysem_assets.qa.retrieval import Retriever, retrieve
-from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route, kind_in
+from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route, kind_in, ranked_subject
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
 from hysem_assets.qa.symbolic import (
     INCLUDED_CYPHER,
@@ -73,7 +84,7 @@ ANSWER_DTYPES = {
     "evidence_found": bool,
     #: Why no route could answer: a store it needs is missing for the partition (None otherwise).
     "unavailable": object,
-    #: The SVG of a ranking answer's chart (a PNG beside it), None for other answers.
+    #: The SVG of a ranking or trend answer's chart (a PNG beside it), None for other answers.
     "chart": object,
     "claims": "int64",
     "citations": "int64",
@@ -108,6 +119,8 @@ class QAEngine:
     router: Router | None = None
     #: Numbers a question may compare (number properties, records fields, the year).
     numbers: list[NumberField] = field(default_factory=list)
+    #: Properties of categories (study designs), with their values' spellings: rankings and groups.
+    categories: list[Categories] = field(default_factory=list)
     #: ``extracted_fields``: records fields and every value's evidence sentence.
     extracted: pd.DataFrame | None = None
     #: ``summary_tree``: what the global route answers from.
@@ -237,12 +250,15 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
     if retriever.graph is None:
         return None, _without_graph(engine)
     target = target_label(question, engine.schema)
-    if engine.cypher_writer is None and target is None and not terms:
+    subject = ranked_subject(question, engine.schema, engine.categories) if route == "ranking" else None
+    if engine.cypher_writer is None and target is None and subject is None and not terms:
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
-    if route == "ranking" and target is None:
-        return None, {"refused": "a ranking needs an entity kind the graph holds, and the question names none"}
+    if route == "ranking" and subject is None:
+        return None, {"refused": "a ranking needs an entity kind or a field of categories, and the question names none"}
     try:
-        if engine.cypher_writer is not None:
+        if isinstance(subject, Categories):
+            plan = distribution_plan(engine.schema, retriever.query, subject, terms)
+        elif engine.cypher_writer is not None:
             plan = await engine.cypher_writer.write(question, terms, engine.schema, retriever.query)
         else:
             plan = template_plan(engine.schema, retriever.query, target, terms)
@@ -258,16 +274,89 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
     if found.empty:
         return None, {**info, "fallback": "the symbolic query found nothing"}
     if route == "ranking":
-        kind = kind_in(question, engine.schema) or target
-        included = retriever.graph.query(INCLUDED_CYPHER, {"query": retriever.query})["article"].astype(str)
-        included_count = len(set(included) - (set() if include else set(retracted)))
-        draft = ranking_draft(found, kind, included_count)
+        kind = subject.label if isinstance(subject, Categories) else kind_in(question, engine.schema) or target
+        draft = ranking_draft(found, kind, included_works(engine))
         counts = [(name, len(keys)) for name, keys in found.by_name.items()]
         info["chart"] = ranking_chart(question, counts, len(found.articles), charts_dir(retriever.query))
     else:
         draft = graph_draft(found, terms, target, listing=route == "listing")
     report = retraction_report(retracted.values(), retriever.library, include)
     return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
+
+
+def included_works(engine: QAEngine) -> int:
+    """How many works the partition includes, retracted ones left out unless the settings keep them."""
+    retriever = engine.retriever
+    assert retriever.graph is not None
+    rows = retriever.graph.query(INCLUDED_CYPHER, {"query": retriever.query})
+    library, keep = retriever.library, retriever.settings.include_retracted
+    return sum(keep or not (c in library and library[c].retracted) for c in rows["cluster_id"].astype(str))
+
+
+async def _statistics(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+    """A number property summarised over the works that state it, by group when asked, with the works at its ends."""
+    retriever = engine.retriever
+    asked = statistics_question(question, engine.numbers, engine.categories)
+    if asked is None:
+        return None, {"refused": "the question names no number property the graph holds"}
+    if retriever.graph is None:
+        return None, _without_graph(engine)
+    include = retriever.settings.include_retracted
+    try:
+        found = run_statistics(
+            asked,
+            graph=retriever.graph,
+            schema=engine.schema,
+            query=retriever.query,
+            terms=terms,
+            library=retriever.library,
+            included=included_works(engine),
+            keep_retracted=include,
+        )
+    except CypherRejected as exc:
+        return None, {"refused": str(exc)}
+    info = found.as_json()
+    if found.empty:
+        return None, {**info, "fallback": f"no included work states a {asked.field.label} under these conditions"}
+    sources = [retriever.library[c].metadata(None) for c in dict.fromkeys(found.rows["cluster_id"])]
+    retracted = retraction_report(found.retracted, retriever.library, include)
+    return Outcome(statistics_draft(found, retriever.library), sources, retracted=retracted), info
+
+
+async def _trend(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+    """Works counted by publication year (those the question names, else all), with a chart."""
+    retriever = engine.retriever
+    if retriever.graph is None:
+        return None, _without_graph(engine)
+    label = target_label(question, engine.schema)
+    asked = trend_question(question, label, engine.numbers, engine.categories)
+    include = retriever.settings.include_retracted
+    try:
+        found = run_trend(
+            asked,
+            graph=retriever.graph,
+            schema=engine.schema,
+            query=retriever.query,
+            terms=terms,
+            library=retriever.library,
+            keep_retracted=include,
+        )
+    except CypherRejected as exc:
+        return None, {"refused": str(exc)}
+    info = found.as_json()
+    if found.empty:
+        return None, {**info, "fallback": "no included work with a publication year meets the question's conditions"}
+    kind = kind_in(question, engine.schema) if label else None
+    info["chart"] = trend_chart(
+        f"{question}\n{found.what(kind)} per publication year",
+        {year: len(works) for year, works in found.counted.items()},
+        {year: len(works) for year, works in found.totals.items()},
+        charts_dir(retriever.query),
+    )
+    counted = {c for works in found.counted.values() for c in works}
+    sources = [retriever.library[c].metadata(None) for c in sorted(counted) if c in retriever.library]
+    retracted = retraction_report(found.retracted, retriever.library, include)
+    return Outcome(trend_draft(found, kind, retriever.library), sources, retracted=retracted), info
 
 
 def retraction_report(cluster_ids: Iterable[str], library: Library, included: bool) -> list[dict[str, Any]]:
@@ -380,17 +469,21 @@ ROUTE_RUNNERS: dict[RouteName, Callable[[str, Terms, QAEngine, RouteName], Await
     "counting": _graph,
     "listing": _graph,
     "ranking": _graph,
+    "statistics": _statistics,
+    "trend": _trend,
     "numeric": _numeric,
     "global": _global,
     "local": _local,
 }
 #: Routes that answer from the graph: what they count or list, passages cannot.
-GRAPH_ROUTES = ("counting", "listing", "ranking")
+GRAPH_ROUTES = ("counting", "listing", "ranking", "statistics", "trend")
 #: The key of each route's details in the answer's JSON.
 DETAILS_KEY: dict[RouteName, str] = {
     "counting": "symbolic",
     "listing": "symbolic",
     "ranking": "symbolic",
+    "statistics": "statistics",
+    "trend": "trend",
     "numeric": "numeric",
     "global": "global",
     "local": "local",
@@ -428,7 +521,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     retriever = engine.retriever
     terms = recognise_terms(question, retriever.matchers)
     if route is None:
-        decision = await choose_route(question, engine.schema, engine.numbers, engine.router)
+        decision = await choose_route(question, engine.schema, engine.numbers, engine.router, engine.categories)
     else:
         decision = RouteDecision(route, "the route was given", "caller")
     route_taken, outcome, attempts, route_details = await run_routes(question, terms, engine, decision)
@@ -472,7 +565,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "retracted": outcome.retracted,
     }
     no_evidence = outcome.unavailable or (NO_EVIDENCE if retriever.library else NO_ARTICLES)
-    chart = (route_details.get("symbolic") or {}).get("chart") if route_taken == "ranking" else None
+    chart = (route_details.get(DETAILS_KEY[route_taken]) or {}).get("chart")
     generation = outcome.generation
     answer = {
         "query": retriever.query,

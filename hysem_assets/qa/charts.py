@@ -1,4 +1,4 @@
-"""Charts of ranked counts: the bar chart a ranking answer carries, as SVG and PNG.
+"""Charts of graph answers, as SVG and PNG: a ranking's bars per name, a trend's bars per year.
 
 A chart is named by a digest of what it shows, so answering the same question over the same
 graph rewrites the same files and a changed count makes a new pair.
@@ -9,19 +9,41 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from hysem_assets.core.atomic import write_bytes  # noqa: E402
 
 #: Bars drawn at most; an answer lists every name, the chart its most reported ones.
 MAX_BARS = 20
+#: Colours of the counted works and of the works they are counted among.
+COUNTED, BACKGROUND = "#4c72b0", "#d9dee8"
+
+
+def _saved(figure: Figure, kind: str, digest: str, folder: Path) -> dict[str, str]:
+    """Write ``figure`` as ``<kind>-<digest>.svg`` and ``.png`` under ``folder`` (closing it); their paths."""
+    svg, png = io.StringIO(), io.BytesIO()
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": digest}):
+            figure.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
+        figure.savefig(png, format="png", dpi=110, bbox_inches="tight")
+    finally:
+        plt.close(figure)
+    paths = {"svg": folder / f"{kind}-{digest}.svg", "png": folder / f"{kind}-{digest}.png"}
+    write_bytes(paths["svg"], svg.getvalue().encode("utf-8"))
+    write_bytes(paths["png"], png.getvalue())
+    return {kind: str(path) for kind, path in paths.items()}
+
+
+def _digest(*shown: object) -> str:
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:16]
 
 
 def ranking_chart(title: str, counts: Sequence[tuple[str, int]], reporting: int, folder: Path) -> dict[str, str]:
@@ -30,26 +52,35 @@ def ranking_chart(title: str, counts: Sequence[tuple[str, int]], reporting: int,
     Returns the paths of the SVG and the PNG written under ``folder``.
     """
     shown = list(counts[:MAX_BARS])
-    digest = hashlib.sha256(json.dumps([title, shown, reporting]).encode()).hexdigest()[:16]
     figure, axes = plt.subplots(figsize=(7.5, 0.9 + 0.36 * len(shown)))
-    try:
-        names = [name for name, _ in shown][::-1]
-        values = [count for _, count in shown][::-1]
-        bars = axes.barh(names, values, color="#4c72b0")
-        axes.bar_label(bars, labels=[f"{v} ({v / reporting:.0%})" for v in values], padding=3, fontsize=8)
-        axes.set_xlabel(f"works (of {reporting} that report one)")
-        axes.set_xlim(0, max(values, default=1) * 1.25)
-        axes.set_title(title, fontsize=10, loc="left", wrap=True)
-        axes.spines[["top", "right"]].set_visible(False)
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes.tick_params(axis="y", labelsize=8)
-        svg, png = io.StringIO(), io.BytesIO()
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": digest}):
-            figure.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
-        figure.savefig(png, format="png", dpi=110, bbox_inches="tight")
-    finally:
-        plt.close(figure)
-    paths = {"svg": folder / f"ranking-{digest}.svg", "png": folder / f"ranking-{digest}.png"}
-    write_bytes(paths["svg"], svg.getvalue().encode("utf-8"))
-    write_bytes(paths["png"], png.getvalue())
-    return {kind: str(path) for kind, path in paths.items()}
+    names = [name for name, _ in shown][::-1]
+    values = [count for _, count in shown][::-1]
+    bars = axes.barh(names, values, color=COUNTED)
+    axes.bar_label(bars, labels=[f"{v} ({v / reporting:.0%})" for v in values], padding=3, fontsize=8)
+    axes.set_xlabel(f"works (of {reporting} that report one)")
+    axes.set_xlim(0, max(values, default=1) * 1.25)
+    axes.set_title(title, fontsize=10, loc="left", wrap=True)
+    axes.spines[["top", "right"]].set_visible(False)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.tick_params(axis="y", labelsize=8)
+    return _saved(figure, "ranking", _digest(title, shown, reporting), folder)
+
+
+def trend_chart(title: str, counted: Mapping[int, int], totals: Mapping[int, int], folder: Path) -> dict[str, str]:
+    """Per publication year, the counted works as bars in front of all included works of that year.
+
+    Returns the paths of the SVG and the PNG written under ``folder``.
+    """
+    years = sorted(totals)
+    figure, axes = plt.subplots(figsize=(7.5, 3.6))
+    axes.bar(years, [totals[y] for y in years], color=BACKGROUND, label="all included works")
+    bars = axes.bar(years, [counted.get(y, 0) for y in years], color=COUNTED, label="counted works")
+    axes.bar_label(bars, labels=[str(counted.get(y, 0) or "") for y in years], padding=2, fontsize=8)
+    axes.set_xlabel("publication year")
+    axes.set_ylabel("works")
+    axes.set_title(title, fontsize=10, loc="left", wrap=True)
+    axes.spines[["top", "right"]].set_visible(False)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.legend(frameon=False, fontsize=8)
+    return _saved(figure, "trend", _digest(title, [[y, counted.get(y, 0), totals[y]] for y in years]), folder)

@@ -20,6 +20,7 @@ from hysem_assets.knowledge.fields import mapping_vocabulary
 from hysem_assets.knowledge.mentions import merge_vocabularies
 from hysem_assets.llm.registry import build_backend
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
+from hysem_assets.qa.aggregates import category_fields
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, SentenceVectors
 from hysem_assets.qa.global_route import SummaryTree
@@ -112,6 +113,7 @@ def build_engine(
         max_rounds=settings.max_rounds,
         router=ModelRouter(build_backend(settings.router, cache_dir=cache_dir)) if settings.router else None,
         numbers=number_fields(schema, protocol, extracted),
+        categories=category_fields(schema, protocol),
         extracted=extracted,
         tree=SummaryTree.from_table(summary_tree),
         graph_missing=None

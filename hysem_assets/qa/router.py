@@ -1,7 +1,9 @@
 """Which route answers a question, why, and where to go when that route finds nothing.
 
-Six routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
-``ranking`` ranks an entity kind by the works that report each (counts, shares, a chart),
+Eight routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
+``ranking`` ranks an entity kind or a field's categories by the works that report each
+(counts, shares, a chart), ``statistics`` summarises a number property (median, IQR, range,
+mean; by group; the largest works), ``trend`` counts works by publication year (a chart),
 ``numeric`` filters typed numbers (sample sizes, durations, metrics) by a comparison,
 ``global`` answers corpus-level questions from the summary tree, and ``local`` is hybrid
 retrieval over chunks. Rules decide first, on wording alone and on the words the protocol
@@ -20,18 +22,21 @@ from typing import Any, Literal, Protocol
 
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.completion import TokenUsage
+from hysem_assets.qa.aggregates import TREND, TREND_SUBJECT, Categories, categories_in, statistics_question
 from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.drafts import MalformedOutput
 from hysem_assets.qa.number_fields import NumberField, numeric_target
 from hysem_assets.stores.graph_schema import GraphSchema
 
-RouteName = Literal["counting", "listing", "ranking", "numeric", "global", "local"]
-ROUTES: tuple[RouteName, ...] = ("counting", "listing", "ranking", "numeric", "global", "local")
+RouteName = Literal["counting", "listing", "ranking", "statistics", "trend", "numeric", "global", "local"]
+ROUTES: tuple[RouteName, ...] = ("counting", "listing", "ranking", "statistics", "trend", "numeric", "global", "local")
 #: Where a route hands over when it finds nothing: retrieval reads what structured routes miss.
 FALLBACKS: dict[RouteName, tuple[RouteName, ...]] = {
     "counting": ("local",),
     "listing": ("local",),
     "ranking": ("local",),
+    "statistics": ("local",),
+    "trend": ("local",),
     "numeric": ("local",),
     "global": ("local",),
     "local": (),
@@ -143,14 +148,32 @@ def asks_for_works(question: str) -> bool:
     return bool(words & set(WORK_WORDS)) or bool(_COUNTING.search(question))
 
 
-def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField]) -> RouteDecision | None:
+def ranked_subject(question: str, schema: GraphSchema, categories: Sequence[Categories]) -> Categories | str | None:
+    """What a ranking ranks: the entity kind (the question's word for it) or the field of categories the question
+    names first."""
+    kind, named = kind_in(question, schema), categories_in(question, categories)
+    if named is None or kind is None:
+        return named or kind
+    text = re.sub(r"[-_]", " ", question.casefold())
+    first = min(text.find(w) for w in named.words if re.search(rf"\b{re.escape(w)}\b", text))
+    return named if first < text.find(kind.casefold()) else kind
+
+
+def rule_route(
+    question: str, schema: GraphSchema, numbers: Sequence[NumberField], categories: Sequence[Categories] = ()
+) -> RouteDecision | None:
     """The route the wording asks for, or None when no rule applies (see the module doc)."""
+    if (trend := TREND.search(question)) and TREND_SUBJECT.search(question) and not _GLOBAL.search(question):
+        return RouteDecision("trend", f'"{trend.group(0)}" counts works by publication year')
+    if asked := statistics_question(question, numbers, categories):
+        return RouteDecision("statistics", f"{asked.why}, which the graph holds")
     comparison = parse_comparison(question)
     target = numeric_target(question, comparison, numbers) if comparison else None
     if target is not None and (target.named or asks_for_works(question)):
         said = target.comparison.describe(grouped=target.field.kind != "year")
         return RouteDecision("numeric", f"compares {target.field.label} {said}: {target.why}")
-    if (ranking := _RANKING.search(question)) and (kind := kind_in(question, schema)):
+    if (ranking := _RANKING.search(question)) and (subject := ranked_subject(question, schema, categories)):
+        kind = subject if isinstance(subject, str) else subject.label + " values"
         return RouteDecision("ranking", f'"{ranking.group(0)}" ranks the {kind} the graph holds by their works')
     if counting := _COUNTING.search(question):
         counted = _counted(question, counting, schema)
@@ -170,7 +193,10 @@ def rule_route(question: str, schema: GraphSchema, numbers: Sequence[NumberField
 ROUTER_SYSTEM = (
     "You route questions about a collection of scientific articles. Choose one route: "
     "counting (how many works or entities), listing (which works or entities match named terms), "
-    "ranking (which entities of a kind, such as methods or outcomes, occur most often across the works), "
+    "ranking (which entities of a kind, such as methods or outcomes, or which categories, such as study designs, "
+    "occur most often across the works), "
+    "statistics (median, range, mean or the largest values of a number such as sample size, overall or by group), "
+    "trend (how the number of works, or of works on something, changed over the publication years), "
     "numeric (works whose reported numbers, such as sample size, follow-up or a metric, meet a comparison), "
     "global (themes, trends or an overview of the whole collection), "
     "local (anything answered by specific passages of a few works). Give a short reason."
@@ -212,14 +238,20 @@ class ModelRouter:
 
 
 async def choose_route(
-    question: str, schema: GraphSchema, numbers: Sequence[NumberField], router: Router | None = None
+    question: str,
+    schema: GraphSchema,
+    numbers: Sequence[NumberField],
+    router: Router | None = None,
+    categories: Sequence[Categories] = (),
 ) -> RouteDecision:
     """Rules first; then the router model when there is one; else local retrieval."""
-    if decision := rule_route(question, schema, numbers):
+    if decision := rule_route(question, schema, numbers, categories):
         return decision
     if router is not None:
         try:
             return await router.choose(question)
         except MalformedOutput as exc:
             return RouteDecision("local", f"no rule applies and the router model failed ({exc})")
-    return RouteDecision("local", "no counting, listing, ranking, numeric or corpus-level wording: passages answer it")
+    return RouteDecision(
+        "local", "no counting, listing, ranking, statistics, trend, numeric or corpus-level wording: passages answer it"
+    )

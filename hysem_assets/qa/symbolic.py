@@ -23,7 +23,9 @@ from hysem_assets.qa.terms import Terms
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
 
-INCLUDED_CYPHER = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) RETURN a.key AS article"
+INCLUDED_CYPHER = (
+    "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) RETURN a.key AS article, a.cluster_id AS cluster_id"
+)
 ARTICLE_METADATA_CYPHER = (
     "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) WHERE a.key IN $keys "
     "RETURN a.key AS article, a.cluster_id AS cluster_id, a.title AS title"

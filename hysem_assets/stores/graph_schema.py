@@ -85,6 +85,9 @@ class FieldSpec(BaseModel):
     #: with comparisons ("more than 10,000 participants", "at least 18 months") find it and convert units.
     kind: str | None = None
     unit: str | None = None
+    #: A property of categories (a category field, or a text field a dictionary normalises): its allowed
+    #: values, where the protocol lists them. Such a property has ``words``, so its distribution can be asked for.
+    values: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_form(self) -> FieldSpec:
@@ -96,6 +99,9 @@ class FieldSpec(BaseModel):
 
     def is_number(self) -> bool:
         return self.property is not None and self.kind is not None
+
+    def is_categories(self) -> bool:
+        return self.property is not None and bool(self.words)
 
 
 class GraphSchema(BaseModel):
@@ -207,6 +213,18 @@ def default_words(field_name: str, label: str) -> list[str]:
     return sorted({form for word in words for form in (word.removesuffix("s"), word.removesuffix("s") + "s")})
 
 
+#: Last words of a field name too general to stand for the field in a question ("types of models").
+_GENERAL_WORDS = {"type", "kind", "name", "value", "status", "category", "class", "group", "form"}
+
+
+def category_words(field_name: str) -> list[str]:
+    """Question words for a field of categories ("study_design"): its name ("study design", "study designs")
+    and, unless too general, its last word ("designs")."""
+    phrase = field_name.replace("_", " ").casefold()
+    words = {phrase} if phrase.split()[-1] in _GENERAL_WORDS else {phrase, phrase.split()[-1]}
+    return sorted({form for word in words for form in (word.removesuffix("s"), word.removesuffix("s") + "s")})
+
+
 def _field_specs(protocol: Protocol) -> dict[str, dict[str, Any]]:
     specs: dict[str, dict[str, Any]] = {}
     for field in protocol.fields:
@@ -217,6 +235,8 @@ def _field_specs(protocol: Protocol) -> dict[str, dict[str, Any]]:
             specs[field.name] = {"property": link.property}
             if field.type == "number":
                 specs[field.name] |= {"kind": field.number_kind, "unit": field.unit}
+            elif field.type == "category" or (field.type == "text" and field.dictionary):
+                specs[field.name] |= {"words": category_words(field.name), "values": list(field.values or {})}
         else:
             assert link.node is not None
             relationship = link.relationship or "HAS_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", link.node).upper()

@@ -10,6 +10,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
+from hysem_assets.qa.aggregates import category_fields
 from hysem_assets.qa.number_fields import number_fields
 from hysem_assets.qa.router import FALLBACKS, ROUTER_SCHEMA, ModelRouter, RouteDecision, choose_route, rule_route
 from hysem_assets.settings.protocols import load_protocol, load_protocols
@@ -21,7 +22,7 @@ from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json
 def routed(protocol: str, question: str) -> str:
     chosen = load_protocol(protocol)
     schema = graph_schema(load_protocols(), chosen)
-    decision = rule_route(question, schema, number_fields(schema, chosen))
+    decision = rule_route(question, schema, number_fields(schema, chosen), category_fields(schema, chosen))
     return decision.route if decision else "none"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hysem_assets.qa.aggregates import category_fields
 from hysem_assets.qa.number_fields import number_fields
 from hysem_assets.qa.router import ROUTES, rule_route
 from hysem_assets.settings.protocols import load_protocol, load_protocols
@@ -38,7 +39,7 @@ def labelled() -> list[tuple[str, str, str]]:
 def route_of(protocol: str, question: str) -> str:
     chosen = load_protocol(protocol)
     schema = graph_schema(load_protocols(), chosen)
-    decision = rule_route(question, schema, number_fields(schema, chosen))
+    decision = rule_route(question, schema, number_fields(schema, chosen), category_fields(schema, chosen))
     return decision.route if decision else "local"  # no rule and no router model: retrieval
 
 

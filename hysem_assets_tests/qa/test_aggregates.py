@@ -1,0 +1,211 @@
+"""Statistics, group comparisons, trends and distributions of categories answered from a real embedded graph,
+each number checked against a computation made here from the partition's own rows."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hysem_assets.knowledge.build import build_partition_graph
+from hysem_assets.qa.aggregates import category_fields, statistics_question, trend_question
+from hysem_assets.qa.answer import answer_question
+from hysem_assets.qa.cypher import CypherPlan, validate_cypher
+from hysem_assets.qa.engine import build_engine
+from hysem_assets.qa.number_fields import number_fields
+from hysem_assets.settings.profile import AnswerSettings
+from hysem_assets.settings.protocols import load_protocol, load_protocols
+from hysem_assets.stores.graph import load_partition
+from hysem_assets.stores.graph_schema import graph_schema
+from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets_tests.knowledge.partition import ARTICLES, PROTOCOL, QUERY, frames
+from hysem_assets_tests.qa.corpus import SPELLINGS
+
+SIZES = {"c-1": 48_213, "c-2": 9_800, "c-3": 2_300_000, "c-4": None, "c-5": 61_540, "c-6": 10_000}
+STUDY = {a["cluster_id"]: a["study"] for a in ARTICLES}
+YEAR = {a["cluster_id"]: 2015 + n for n, a in enumerate(ARTICLES, 1)}
+METHODS = {a["cluster_id"]: a["ml"] for a in ARTICLES}
+NUMBER = r"([\d,.]+)"
+SUMMARY = re.compile(
+    rf"median {NUMBER} participants \(IQR {NUMBER}-{NUMBER}\), range {NUMBER}-{NUMBER}, mean {NUMBER}\."
+)
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory) -> Iterator[LadybugGraphStore]:
+    schema = graph_schema(load_protocols(), load_protocol(PROTOCOL))
+    data = frames()
+    fields = data["fields"].assign(sample_size=data["fields"]["cluster_id"].map(SIZES)).astype({"sample_size": "Int64"})
+    store = LadybugGraphStore(tmp_path_factory.mktemp("aggregates") / "kg.lbug")
+    store.ensure_schema(schema)
+    load_partition(store, schema, build_partition_graph(schema, QUERY, corpus=data["corpus"], fields=fields))
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def engine(partition, embedder, graph):
+    """The QA engine over the partition's chunks and the graph with sample sizes, with the sample protocol."""
+    return build_engine(
+        AnswerSettings.model_validate({"k": 4}),
+        query=QUERY,
+        store=partition.store,
+        embedder=embedder,
+        graph=graph,
+        schema=partition.schema,
+        spellings=SPELLINGS,
+        chunks=partition.chunks,
+        library=partition.library,
+        protocol=load_protocol(PROTOCOL),
+    )
+
+
+def ask(engine, question: str) -> tuple[dict, dict]:
+    answer = asyncio.run(answer_question(question, engine)).answer
+    return answer, json.loads(answer["json"])
+
+
+def shown(value: float) -> float:
+    """A statistic as the answer rounds it: whole above 100, three significant digits below."""
+    return round(value) if abs(value) >= 100 else float(f"{value:.3g}")
+
+
+def independent_summary(works: list[str]) -> tuple[float, ...]:
+    values = [SIZES[w] for w in works if SIZES[w] is not None]
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return tuple(shown(v) for v in (median, q1, q3, min(values), max(values), statistics.mean(values)))
+
+
+def summary_in(text: str) -> tuple[float, ...]:
+    found = SUMMARY.search(text)
+    assert found, text
+    return tuple(float(group.replace(",", "")) for group in found.groups())
+
+
+def test_a_median_iqr_range_and_mean_equal_an_independent_computation(engine):
+    answer, details = ask(engine, "What is the median sample size?")
+    assert (answer["route"], answer["router"]) == ("statistics", "rules")
+    claims = [claim["text"] for claim in details["claims"]]
+    stated = [w for w, size in SIZES.items() if size is not None]
+    assert claims[0].startswith(f"{len(stated)} of {len(SIZES)} included works state a sample size: ")
+    assert summary_in(claims[0]) == independent_summary(stated)
+    assert {c["PDF_DocIndex"] for c in details["claims"][0]["citations"]} == set(stated)
+    assert claims[1:] == [
+        "Largest sample size: 2,300,000 participants, Study 3.",
+        "Smallest sample size: 9,800 participants, Study 2.",
+    ]
+    plan = details["statistics"]
+    assert "$query" in plan["cypher"] and "2300000" not in plan["cypher"]
+
+
+def test_groups_named_in_the_question_are_compared_each_with_its_own_works(engine):
+    answer, details = ask(engine, "Compare the median sample size of cohort studies versus time-series studies")
+    assert answer["route"] == "statistics"
+    by_group = {claim["text"].split(":")[0]: claim for claim in details["claims"][1:3]}
+    assert set(by_group) == {"cohort", "time-series"}
+    cohort = [w for w, study in STUDY.items() if study == "cohort"]
+    assert summary_in(by_group["cohort"]["text"]) == independent_summary(cohort)
+    assert by_group["time-series"]["text"] == "time-series: 1 work, 9,800 participants."
+    assert {c["PDF_DocIndex"] for c in by_group["cohort"]["citations"]} == set(cohort)
+
+
+def test_by_a_category_field_every_group_is_summarised(engine):
+    _, details = ask(engine, "Median sample size by study type")
+    groups = Counter(STUDY[w] for w, size in SIZES.items() if size is not None)
+    claimed = {
+        m[1]: int(m[2])
+        for claim in details["claims"][1:]
+        if (m := re.match(r"^([\w -]+): (\d+) works?,", claim["text"]))
+    }
+    assert claimed == dict(groups)
+
+
+def test_the_largest_works_come_in_order_and_conditions_narrow_the_works(engine):
+    _, details = ask(engine, "Which are the largest studies?")
+    values = [
+        int(m[1].replace(",", ""))
+        for c in details["claims"][1:]
+        if (m := re.search(r": ([\d,]+) participants", c["text"]))
+    ]
+    assert values == sorted((s for s in SIZES.values() if s is not None), reverse=True)
+
+    _, since = ask(engine, "What is the median sample size of studies published since 2018?")
+    recent = [w for w in SIZES if YEAR[w] >= 2018]
+    assert summary_in(since["claims"][0]["text"]) == independent_summary(recent)
+    assert "publication year at least 2018" in since["claims"][0]["text"]
+
+    _, forest = ask(engine, "What is the median sample size of studies using random forest?")
+    using = [w for w in SIZES if "random forest" in METHODS[w]]
+    assert summary_in(forest["claims"][0]["text"]) == independent_summary(using)
+
+
+def test_a_retracted_work_leaves_the_statistics(engine):
+    library = dict(engine.retriever.library)
+    library["c-3"] = replace(library["c-3"], retracted=True)
+    engine.retriever = replace(engine.retriever, library=library)
+    answer, details = ask(engine, "What is the median sample size?")
+    kept = [w for w, size in SIZES.items() if size is not None and w != "c-3"]
+    assert summary_in(details["claims"][0]["text"]) == independent_summary(kept)
+    assert details["claims"][0]["text"].startswith(f"{len(kept)} of {len(SIZES) - 1} included works")
+    assert "retracted" in answer["markdown"].casefold()
+
+
+def test_a_trend_counts_works_per_year_against_all_works_with_a_chart(engine):
+    answer, details = ask(engine, "How many studies using random forest were published per year?")
+    assert answer["route"] == "trend"
+    using = [w for w in YEAR if "random forest" in METHODS[w]]
+    per_year = {
+        int(m[1]): (int(m[2]), int(m[3]))
+        for c in details["claims"]
+        if (m := re.fullmatch(r"(\d{4}): (\d+) of (\d+) works \(\d+%\)\.", c["text"]))
+    }
+    expected = Counter(YEAR[w] for w in using)
+    assert per_year == {year: (count, Counter(YEAR.values())[year]) for year, count in expected.items()}
+    years = details["trend"]["years"]
+    assert list(years) == [str(y) for y in range(min(YEAR.values()), max(YEAR.values()) + 1)]
+    svg = Path(answer["chart"])
+    assert svg.is_file() and svg.with_suffix(".png").is_file() and f"Chart: {svg}" in answer["markdown"]
+    assert "publication year" in svg.read_text(encoding="utf-8")
+
+    _, bounded = ask(engine, "How has the number of studies changed since 2019?")
+    assert set(bounded["trend"]["years"]) == {str(y) for y in YEAR.values() if y >= 2019}
+
+
+def test_a_distribution_of_categories_ranks_them_by_their_works(engine):
+    answer, details = ask(engine, "What is the distribution of study types?")
+    assert answer["route"] == "ranking" and answer["chart"]
+    ranked = {
+        m[1]: int(m[2])
+        for c in details["claims"][1:]
+        if (m := re.fullmatch(r"(.+): (\d+) of \d+ works \([\d.]+%\)\.", c["text"]))
+    }
+    assert ranked == dict(Counter(STUDY.values()))
+
+
+def test_questions_are_read_for_their_number_groups_and_conditions():
+    protocol = load_protocol("generic")
+    schema = graph_schema(load_protocols(), protocol)
+    numbers, categories = number_fields(schema, protocol), category_fields(schema, protocol)
+    asked = statistics_question("Median sample size of randomised trials versus cohort studies", numbers, categories)
+    assert asked is not None and asked.field.name == "sample_size"
+    assert asked.groups is not None and asked.groups.values == ("randomised controlled trial", "cohort study")
+    follow_up = statistics_question("What is the median follow-up of RCTs?", numbers, categories)
+    assert follow_up is not None and follow_up.field.name == "follow_up"
+    assert follow_up.groups.values == ("randomised controlled trial",)  # "follow-up" is no cue of a cohort here
+    assert statistics_question("What is the effect of statins compared with placebo?", numbers, categories) is None
+    trend = trend_question("How has the use of statins changed since 2010?", "Exposure", numbers, categories)
+    assert trend.bound is not None and trend.bound.comparison.op == ">=" and trend.bound.comparison.low == 2010
+
+
+def test_every_aggregate_plan_passes_the_cypher_checks(engine):
+    for question in ("What is the median sample size?", "Median sample size by study type", "Publications by year"):
+        _, details = ask(engine, question)
+        section = details.get("statistics") or details.get("trend")
+        validate_cypher(CypherPlan(section["cypher"], section["parameters"]), engine.schema)
