@@ -2,12 +2,16 @@
 
 The pipeline test runs the second bundled snapshot's query (``statins_dementia``, 22 works,
 3 PDFs) from the sources to the graph four times: capped at four records per source, the
-same again, uncapped (new records arrive), and with a smaller vector-index chunk size. The
+same again, uncapped (new records arrive), and with a smaller vector-index chunk size. On the
+whole partition, aggregation answers (a distribution of designs, a ranking of outcomes, sample
+sizes by design, cohort studies by year) are checked against counts made from its tables. The
 cache's own rules are checked without Dagster.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -19,8 +23,18 @@ from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import ChunkStore
 from hysem_assets.knowledge.build import article_digests
+from hysem_assets.qa.ask import ask
 from hysem_assets.settings.environment import asset_file
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, compare, work_id
+from hysem_assets_tests.aggregations import (
+    canonical_terms_of,
+    counted_works,
+    per_year,
+    per_year_in,
+    ranking,
+    summary,
+    summary_in,
+)
 from hysem_assets_tests.knowledge.partition import ARTICLES, partition
 from hysem_assets_tests.paths import PROJECT_ROOT
 
@@ -120,6 +134,7 @@ def test_a_re_run_redoes_only_new_works_and_a_chunk_size_only_the_vector_index(c
         found = counts(grown["extracted_fields"])
         assert found.processed <= found.new + found.changed and found.reused >= found.unchanged > 0
         assert counts(grown["parsed_docs"]) == WorkChanges(unchanged=3, reused=3)
+        answers_equal_the_extracted_fields()
 
         # A smaller chunk size: parsing and extraction reuse everything, the vector index re-embeds.
         chunking = defs.resources["chunk_store"].settings.model_copy(update={"max_tokens": 120})
@@ -128,6 +143,42 @@ def test_a_re_run_redoes_only_new_works_and_a_chunk_size_only_the_vector_index(c
             rows = smaller[asset]["dagster/row_count"]
             assert counts(smaller[asset]) == WorkChanges(unchanged=rows, reused=rows), asset
         assert smaller["vector_index"]["embedded"] > 0
+
+
+def answers_equal_the_extracted_fields() -> None:
+    """Aggregation answers on this subject (generic protocol) against counts made here from its tables."""
+    corpus, extracted = table("deduped_corpus"), table("extracted_fields")
+    counted = counted_works(corpus)
+    rows = extracted[extracted["cluster_id"].isin(counted)]
+
+    def claims(question: str, route: str) -> list[str]:
+        answer, _ = ask(SLUG, question, use_cache=False)
+        assert answer["route"] == route, (question, answer["route_reason"])
+        return [claim["text"] for claim in answer["json"]["claims"]]
+
+    designs = rows["study_design"].dropna()
+    ranked = claims("What is the distribution of study designs?", "ranking")
+    assert ranked[0].startswith(f"{len(designs)} of {len(counted)} included works report study design")
+    assert ranked_counts(ranked[1:]) == dict(Counter(designs))
+
+    outcomes = canonical_terms_of(extracted, table("canonical_terms"), "outcomes")
+    assert ranked_counts(claims("Which outcomes are most often measured?", "ranking")[1:]) == ranking(outcomes, counted)
+
+    sized = rows[rows["sample_size"].notna() & rows["study_design"].notna()]
+    stated = claims("What is the median sample size by study design?", "statistics")
+    assert summary_in(stated[0], "participants") == summary(sized["sample_size"].astype(float).tolist())
+    for design, sizes in sized.groupby("study_design")["sample_size"]:
+        [line] = [text for text in stated[1:] if text.startswith(f"{design}: ")]
+        assert line.startswith(f"{design}: {len(sizes)} work")
+
+    years = dict(zip(corpus["cluster_id"], corpus["year"].astype(int), strict=True))
+    cohorts = rows.loc[rows["study_design"].eq("cohort study"), "cluster_id"]
+    trend = claims("How has the number of cohort studies changed over time?", "trend")
+    assert per_year_in(trend) == per_year(years, cohorts, counted)
+
+
+def ranked_counts(claims: list[str]) -> dict[str, int]:
+    return {m[1]: int(m[2]) for text in claims if (m := re.fullmatch(r"(.+): (\d+) of \d+ works \([\d.]+%\)\.", text))}
 
 
 def test_counts_compare_work_ids_and_their_keys() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +15,15 @@ from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.settings.environment import asset_file, hysem_home
 from hysem_assets_tests.acquisition.helpers import SAMPLE
+from hysem_assets_tests.aggregations import (
+    canonical_terms_of,
+    counted_works,
+    per_year,
+    per_year_in,
+    ranking,
+    summary,
+    summary_in,
+)
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
@@ -37,21 +45,6 @@ ABOVE_TEN_THOUSAND = {
 def metadata_of(result, key: str) -> dict:
     [event] = [e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == key]
     return {name: value.value for name, value in event.materialization.metadata.items()}
-
-
-def independent_ranking(
-    extracted: pd.DataFrame, canonical: pd.DataFrame, corpus: pd.DataFrame, field: str
-) -> dict[str, int]:
-    """Works per canonical term of ``field``, each work once, retracted works and errata (the sources type
-    them so) left out."""
-    mapping = canonical[canonical["field"] == field].set_index("raw_term")["canonical"].to_dict()
-    errata = corpus["item_type"].fillna("").str.casefold().eq("erratum")
-    retracted = set(corpus.loc[corpus["is_retracted"].fillna(False).astype(bool) | errata, "cluster_id"])
-    counts: Counter[str] = Counter()
-    for cluster, values in zip(extracted["cluster_id"], extracted[field], strict=True):
-        if cluster not in retracted and isinstance(values, str):
-            counts.update({mapping.get(term, term) for term in json.loads(values)})
-    return dict(counts)
 
 
 def test_whole_graph_on_the_sample():
@@ -149,12 +142,9 @@ def test_whole_graph_on_the_sample():
     # canonical_terms (retracted works left out), and a chart shown in the answers' metadata.
     ranking_question = "Which machine learning methods are most often used?"
     assert routes[ranking_question] == "ranking"
-    expected = independent_ranking(
-        pd.read_parquet(asset_file("extracted_fields", SAMPLE)),
-        pd.read_parquet(asset_file("canonical_terms", SAMPLE)),
-        corpus,
-        "ml_methods_used",
-    )
+    counted = counted_works(corpus)
+    method_terms = canonical_terms_of(extracted, mapping, "ml_methods_used")
+    expected = ranking(method_terms, counted)
     claimed = [
         re.fullmatch(r"(.+): (\d+) of (\d+) works \([\d.]+%\)\.", c["text"])
         for c in by_question[ranking_question]["claims"][1:]
@@ -163,8 +153,26 @@ def test_whole_graph_on_the_sample():
     erratum = corpus.loc[corpus["item_type"].eq("erratum"), "cluster_id"].tolist()
     cited = {c["PDF_DocIndex"] for claim in by_question[ranking_question]["claims"] for c in claim["citations"]}
     assert len(erratum) == 1 and not cited & set(erratum)  # the sample's erratum counts with its paper only
+    ranked = answers.set_index("question").loc[ranking_question, "markdown"]  # and its paper names it
+    assert "a published correction: " in ranked and "https://doi.org/10.5555/jec.2019.0498" in ranked
     assert Path(answers.set_index("question").loc[ranking_question, "chart"]).is_file()
     assert "![chart](data:image/png;base64," in metadata_of(result, "answers")["charts"]
+
+    # statistics: the median sample size, IQR, range and mean, from extracted_fields' own values.
+    question = "What is the median sample size of the studies?"
+    assert routes[question] == "statistics"
+    stated = extracted.loc[extracted["cluster_id"].isin(counted), "sample_size"].dropna().astype(float)
+    claims = [claim["text"] for claim in by_question[question]["claims"]]
+    assert claims[0].startswith(f"{len(stated)} of {len(counted)} included works state a sample size")
+    assert summary_in(claims[0], "participants") == summary(stated.tolist())
+
+    # trend: works using random forest per year, against all included works of that year.
+    question = "How has the use of random forest changed over time?"
+    assert routes[question] == "trend"
+    years = dict(zip(corpus["cluster_id"], corpus["year"].astype(int), strict=True))
+    using = [cluster for cluster, found in method_terms.items() if "random forest" in found]
+    assert per_year_in(c["text"] for c in by_question[question]["claims"]) == per_year(years, using, counted)
+    assert Path(answers.set_index("question").loc[question, "chart"]).is_file()
 
     log = pd.read_parquet(asset_file("preference_log", SAMPLE))
     assert len(log) >= 1 and (log["chosen"] != log["rejected"]).all()

@@ -39,3 +39,21 @@ def _paper_of(subject: str, papers: dict[str, str]) -> str | None:
         return papers[subject]
     starts = [title for title in papers if len(title.split()) >= MIN_VARIANT_WORDS and subject.startswith(title + " ")]
     return papers[max(starts, key=len)] if starts else None
+
+
+def corrections(corpus: pd.DataFrame) -> dict[str, str]:
+    """Cluster id of each corrected work -> its errata as a reader finds them (DOI link, else title), "; "-joined."""
+    notices = linked_notices(corpus)
+    if notices.empty:
+        return {}
+    by_cluster = corpus.set_index("cluster_id")
+    found: dict[str, list[str]] = {}
+    for notice, paper in zip(notices["cluster_id"], notices["notice_for"], strict=True):
+        if paper is None:
+            continue
+        doi = by_cluster.at[notice, "doi"] if "doi" in by_cluster.columns else None
+        title = by_cluster.at[notice, "title"] if "title" in by_cluster.columns else None
+        found.setdefault(str(paper), []).append(
+            f"https://doi.org/{doi}" if isinstance(doi, str) and doi else str(title)
+        )
+    return {paper: "; ".join(sorted(errata)) for paper, errata in found.items()}

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
 from hysem_assets.core.progress import Progress
+from hysem_assets.dedup.notices import corrections
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import PdfFetcher, ReviewConfig, ScholarlyApis
@@ -182,7 +183,7 @@ def library(
         citations = with_zotero_fallback(citations, keys, zotero, style, locale)
 
     exports = write_exports(deduped_corpus, hysem_home() / "library" / context.partition_key, context.partition_key)
-    table = library_table(deduped_corpus, citations, keys, failures)
+    table = library_table(deduped_corpus, citations, keys, failures, corrections(deduped_corpus))
     errors = table["citation_error"].notna()
     for row in table[errors].itertuples():
         context.log.warning(f"Citation for {row.cluster_id} ({row.doi or row.title}) failed: {row.citation_error}")

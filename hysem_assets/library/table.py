@@ -23,6 +23,8 @@ LIBRARY_COLUMNS = (
     "bibtex_key",
     "zotero_key",
     "zotero_error",
+    #: The work's published corrections (errata linked to it), as a reader finds them; None without any.
+    "correction",
 )
 
 
@@ -45,9 +47,11 @@ def library_table(
     citations: Mapping[str, Citation],
     zotero_keys: Mapping[str, str] | None = None,
     zotero_failures: Mapping[str, str] | None = None,
+    corrections: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Join the corpus with its rendered citations, BibTeX keys and Zotero keys."""
+    """Join the corpus with its rendered citations, BibTeX keys, Zotero keys and corrections."""
     keys = bibtex_keys(corpus)
+    corrections = corrections or {}
     zotero_keys, zotero_failures = zotero_keys or {}, zotero_failures or {}
     rows = []
     for cluster_id, doi, title in corpus[["cluster_id", "doi", "title"]].itertuples(index=False):
@@ -64,6 +68,7 @@ def library_table(
                 "bibtex_key": keys.get(cluster_id),
                 "zotero_key": zotero_keys.get(cluster_id),
                 "zotero_error": zotero_failures.get(cluster_id),
+                "correction": corrections.get(cluster_id),
             }
         )
     return pd.DataFrame(rows, columns=list(LIBRARY_COLUMNS))

@@ -392,6 +392,9 @@ def statistics_draft(found: StatisticsAnswer, library: Library) -> Draft:
     overall = summaries.pop(None)
     grouped = f" and a {asked.groups.categories.label}" if asked.groups is not None else ""
     said = describe_conditions(found.terms, asked.bound, asked.groups)
+    missing = [v for v in asked.groups.values if v not in summaries] if asked.groups is not None else []
+    if missing:
+        said += f" (none of the works of {', '.join(missing)} states one)"
     claims = [
         Claim(
             f"{overall.works} of {found.included} included works state a {label}{grouped}{said}: "

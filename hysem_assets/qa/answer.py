@@ -46,9 +46,17 @@ from hysem_assets.qa.loop import revise_until_approved
 from hysem_assets.qa.number_fields import NumberField, numeric_target
 from hysem_assets.qa.numeric import numeric_draft, run_numeric
 from hysem_assets.qa.preferences import preference_records
-from hysem_assets.qa.retractions import retraction_note
+from hysem_assets.qa.retractions import corrected_works, correction_note, retraction_note
 from hysem_assets.qa.retrieval import Retriever, retrieve
-from hysem_assets.qa.router import RouteDecision, RouteName, Router, choose_route, kind_in, ranked_subject
+from hysem_assets.qa.router import (
+    RouteDecision,
+    RouteName,
+    Router,
+    choose_route,
+    entity_words,
+    kind_in,
+    ranked_subject,
+)
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
 from hysem_assets.qa.symbolic import (
     INCLUDED_CYPHER,
@@ -58,7 +66,7 @@ from hysem_assets.qa.symbolic import (
     target_label,
     template_plan,
 )
-from hysem_assets.qa.terms import Terms, recognise_terms
+from hysem_assets.qa.terms import Terms, recognise_terms, without_kind_words
 from hysem_assets.settings.environment import charts_dir
 from hysem_assets.stores.graph_schema import GraphSchema
 
@@ -519,7 +527,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     started = time.perf_counter()
     tokens_before = engine.tokens()
     retriever = engine.retriever
-    terms = recognise_terms(question, retriever.matchers)
+    terms = without_kind_words(recognise_terms(question, retriever.matchers), entity_words(engine.schema))
     if route is None:
         decision = await choose_route(question, engine.schema, engine.numbers, engine.router, engine.categories)
     else:
@@ -544,6 +552,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         reasons.insert(0, f"not a {decision.route} answer ({'; '.join(fell_back) or 'the graph found nothing'}): "
                        "passages that mention the question's terms instead")  # fmt: skip
     note = "; ".join(reasons) if reasons else None
+    corrected = corrected_works([c["PDF_DocIndex"] for claim in passages for c in claim.citations], retriever.library)
     local = route_taken == "local"
     summary = gist(checked.kept) if local else None
     prompt_tokens, completion_tokens = (
@@ -563,6 +572,7 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "gist": summary,
         "closest_findings": closest.as_json()["claims"],
         "retracted": outcome.retracted,
+        "corrected": corrected,
     }
     no_evidence = outcome.unavailable or (NO_EVIDENCE if retriever.library else NO_ARTICLES)
     chart = (route_details.get(DETAILS_KEY[route_taken]) or {}).get("chart")
@@ -577,7 +587,8 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "markdown": markdown(
             question,
             checked.kept,
-            note="; ".join(n for n in (note, retraction_note(outcome.retracted)) if n) or None,
+            note="; ".join(n for n in (note, retraction_note(outcome.retracted), correction_note(corrected)) if n)
+            or None,
             no_evidence=no_evidence,
             closest=closest,
             summary=summary,

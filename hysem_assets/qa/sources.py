@@ -62,6 +62,8 @@ class LibraryRecord:
     full_citation: str | None
     #: the work was retracted: answers leave it out unless a user asks for it (with a warning)
     retracted: bool = False
+    #: the work's published corrections (errata), which an answer citing it names
+    correction: str | None = None
 
     def metadata(self, chunk_index: int | None, evidence: str | None = None) -> SourceMetadata:
         return SourceMetadata(
@@ -84,6 +86,7 @@ def library_records(library: pd.DataFrame, retracted: Iterable[str] = ()) -> dic
             clean(row.get("in_text_citation")),
             clean(row.get("full_citation")),
             str(row["cluster_id"]) in retracted,
+            clean(row.get("correction")),
         )
         for row in library.to_dict("records")
     }

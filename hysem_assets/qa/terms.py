@@ -83,5 +83,12 @@ def recognise_terms(question: str, matchers: Mapping[str, QuestionMatcher]) -> T
     return {label: found for label, matcher in matchers.items() if (found := matcher.find(question))}
 
 
+def without_kind_words(terms: Terms, words: set[str]) -> Terms:
+    """``terms`` less those that are only a word for a kind of entity: an extracted term "Outcome" is no filter
+    in "which outcomes are most often measured"."""
+    kept = {label: [term for term in found if term.casefold() not in words] for label, found in terms.items()}
+    return {label: found for label, found in kept.items() if found}
+
+
 def all_terms(terms: Terms) -> list[str]:
     return [term for found in terms.values() for term in found]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from hysem_assets.dedup.notices import linked_notices
+from hysem_assets.dedup.notices import corrections, linked_notices
 
 PAPER = "Random forest models of short-term PM2.5 exposure and hospital admissions for heart failure in Bavaria"
 
@@ -30,6 +30,19 @@ def test_errata_are_linked_to_the_paper_they_name():
     assert (found["notice"] == "erratum").all()
     assert found.loc[["erratum", "cited", "corrigendum"], "notice_for"].tolist() == ["paper"] * 3
     assert found.loc["typed", "notice_for"] is None and found.loc["orphan", "notice_for"] is None
+
+
+def test_a_corrected_work_names_its_errata_by_doi_else_title():
+    works = corpus(
+        [
+            ("paper", f"{PAPER}.", "journal-article"),
+            ("erratum", f"Erratum: {PAPER}.", "erratum"),
+            ("corrigendum", f"Corrigendum to “{PAPER}”", None),
+            ("other", "Ozone and stroke risk in older adults", "journal-article"),
+        ]
+    ).assign(doi=["10.1/p", "10.1/e", None, "10.1/o"])
+    assert corrections(works) == {"paper": f"Corrigendum to “{PAPER}”; https://doi.org/10.1/e"}
+    assert corrections(works[works["cluster_id"] != "erratum"].iloc[[0, 2]]) == {}
 
 
 def test_studies_whose_titles_start_like_a_notice_are_no_notices():

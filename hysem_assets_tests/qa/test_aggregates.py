@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import statistics
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -25,6 +24,7 @@ from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.graph_schema import graph_schema
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets_tests.aggregations import per_year, per_year_in, summary, summary_in
 from hysem_assets_tests.knowledge.partition import ARTICLES, PROTOCOL, QUERY, frames
 from hysem_assets_tests.qa.corpus import SPELLINGS
 
@@ -32,10 +32,6 @@ SIZES = {"c-1": 48_213, "c-2": 9_800, "c-3": 2_300_000, "c-4": None, "c-5": 61_5
 STUDY = {a["cluster_id"]: a["study"] for a in ARTICLES}
 YEAR = {a["cluster_id"]: 2015 + n for n, a in enumerate(ARTICLES, 1)}
 METHODS = {a["cluster_id"]: a["ml"] for a in ARTICLES}
-NUMBER = r"([\d,.]+)"
-SUMMARY = re.compile(
-    rf"median {NUMBER} participants \(IQR {NUMBER}-{NUMBER}\), range {NUMBER}-{NUMBER}, mean {NUMBER}\."
-)
 
 
 @pytest.fixture(scope="module")
@@ -72,21 +68,8 @@ def ask(engine, question: str) -> tuple[dict, dict]:
     return answer, json.loads(answer["json"])
 
 
-def shown(value: float) -> float:
-    """A statistic as the answer rounds it: whole above 100, three significant digits below."""
-    return round(value) if abs(value) >= 100 else float(f"{value:.3g}")
-
-
 def independent_summary(works: list[str]) -> tuple[float, ...]:
-    values = [SIZES[w] for w in works if SIZES[w] is not None]
-    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return tuple(shown(v) for v in (median, q1, q3, min(values), max(values), statistics.mean(values)))
-
-
-def summary_in(text: str) -> tuple[float, ...]:
-    found = SUMMARY.search(text)
-    assert found, text
-    return tuple(float(group.replace(",", "")) for group in found.groups())
+    return summary([SIZES[w] for w in works if SIZES[w] is not None])
 
 
 def test_a_median_iqr_range_and_mean_equal_an_independent_computation(engine):
@@ -95,7 +78,7 @@ def test_a_median_iqr_range_and_mean_equal_an_independent_computation(engine):
     claims = [claim["text"] for claim in details["claims"]]
     stated = [w for w, size in SIZES.items() if size is not None]
     assert claims[0].startswith(f"{len(stated)} of {len(SIZES)} included works state a sample size: ")
-    assert summary_in(claims[0]) == independent_summary(stated)
+    assert summary_in(claims[0], "participants") == independent_summary(stated)
     assert {c["PDF_DocIndex"] for c in details["claims"][0]["citations"]} == set(stated)
     assert claims[1:] == [
         "Largest sample size: 2,300,000 participants, Study 3.",
@@ -111,7 +94,7 @@ def test_groups_named_in_the_question_are_compared_each_with_its_own_works(engin
     by_group = {claim["text"].split(":")[0]: claim for claim in details["claims"][1:3]}
     assert set(by_group) == {"cohort", "time-series"}
     cohort = [w for w, study in STUDY.items() if study == "cohort"]
-    assert summary_in(by_group["cohort"]["text"]) == independent_summary(cohort)
+    assert summary_in(by_group["cohort"]["text"], "participants") == independent_summary(cohort)
     assert by_group["time-series"]["text"] == "time-series: 1 work, 9,800 participants."
     assert {c["PDF_DocIndex"] for c in by_group["cohort"]["citations"]} == set(cohort)
 
@@ -138,12 +121,12 @@ def test_the_largest_works_come_in_order_and_conditions_narrow_the_works(engine)
 
     _, since = ask(engine, "What is the median sample size of studies published since 2018?")
     recent = [w for w in SIZES if YEAR[w] >= 2018]
-    assert summary_in(since["claims"][0]["text"]) == independent_summary(recent)
+    assert summary_in(since["claims"][0]["text"], "participants") == independent_summary(recent)
     assert "publication year at least 2018" in since["claims"][0]["text"]
 
     _, forest = ask(engine, "What is the median sample size of studies using random forest?")
     using = [w for w in SIZES if "random forest" in METHODS[w]]
-    assert summary_in(forest["claims"][0]["text"]) == independent_summary(using)
+    assert summary_in(forest["claims"][0]["text"], "participants") == independent_summary(using)
 
 
 def test_a_retracted_work_leaves_the_statistics(engine):
@@ -152,7 +135,7 @@ def test_a_retracted_work_leaves_the_statistics(engine):
     engine.retriever = replace(engine.retriever, library=library)
     answer, details = ask(engine, "What is the median sample size?")
     kept = [w for w, size in SIZES.items() if size is not None and w != "c-3"]
-    assert summary_in(details["claims"][0]["text"]) == independent_summary(kept)
+    assert summary_in(details["claims"][0]["text"], "participants") == independent_summary(kept)
     assert details["claims"][0]["text"].startswith(f"{len(kept)} of {len(SIZES) - 1} included works")
     assert "retracted" in answer["markdown"].casefold()
 
@@ -161,13 +144,8 @@ def test_a_trend_counts_works_per_year_against_all_works_with_a_chart(engine):
     answer, details = ask(engine, "How many studies using random forest were published per year?")
     assert answer["route"] == "trend"
     using = [w for w in YEAR if "random forest" in METHODS[w]]
-    per_year = {
-        int(m[1]): (int(m[2]), int(m[3]))
-        for c in details["claims"]
-        if (m := re.fullmatch(r"(\d{4}): (\d+) of (\d+) works \(\d+%\)\.", c["text"]))
-    }
-    expected = Counter(YEAR[w] for w in using)
-    assert per_year == {year: (count, Counter(YEAR.values())[year]) for year, count in expected.items()}
+    claimed = per_year_in(claim["text"] for claim in details["claims"])
+    assert claimed == per_year(YEAR, using, set(YEAR))
     years = details["trend"]["years"]
     assert list(years) == [str(y) for y in range(min(YEAR.values()), max(YEAR.values()) + 1)]
     svg = Path(answer["chart"])

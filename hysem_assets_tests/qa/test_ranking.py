@@ -77,3 +77,16 @@ def test_rankings_route_only_when_the_question_names_what_to_rank():
     assert routed(PROTOCOL, "Top 5 pollutants across the studies") == "ranking"
     assert routed(PROTOCOL, "Which study had the most participants?") == "none"  # picks a work by a property
     assert routed(PROTOCOL, "Which exposure had the strongest association with heart failure?") == "none"
+
+
+def test_an_answer_citing_a_corrected_work_names_its_correction(partition, embedder):
+    engine = partition.engine(embedder)
+    library = dict(engine.retriever.library)
+    library["c-2"] = replace(library["c-2"], correction="https://doi.org/10.1000/a2-erratum")
+    engine.retriever = replace(engine.retriever, library=library)
+    answer = ask(engine, "Which outcomes are studied, and how often?")
+    corrected = json.loads(answer["json"])["corrected"]
+    assert [(c["document"], c["correction"]) for c in corrected] == [("c-2", "https://doi.org/10.1000/a2-erratum")]
+    assert "a published correction: (Doe et al., 2017) (https://doi.org/10.1000/a2-erratum)" in answer["markdown"]
+    pollutants = ask(engine, "Which pollutants are studied, and how often?")  # any answer citing c-2 names it
+    assert "published correction" in pollutants["markdown"]
