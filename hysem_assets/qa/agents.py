@@ -26,7 +26,7 @@ from hysem_assets.qa.drafts import (
     verdict_from_json,
 )
 from hysem_assets.qa.sources import ContextChunk
-from hysem_assets.qa.terms import Terms
+from hysem_assets.qa.terms import Filters
 from hysem_assets.stores.graph_schema import GraphSchema
 
 GENERATOR_SYSTEM = (
@@ -82,7 +82,7 @@ class CypherWriter(Protocol):
     model: str
     usage: TokenUsage
 
-    async def write(self, question: str, terms: Terms, schema: GraphSchema, query: str) -> CypherPlan: ...
+    async def write(self, question: str, filters: Filters, schema: GraphSchema, query: str) -> CypherPlan: ...
 
 
 class _ModelBacked:
@@ -129,14 +129,16 @@ class ModelAuditor(_ModelBacked):
 
 
 class ModelCypherWriter(_ModelBacked):
-    async def write(self, question: str, terms: Terms, schema: GraphSchema, query: str) -> CypherPlan:
+    async def write(self, question: str, filters: Filters, schema: GraphSchema, query: str) -> CypherPlan:
         described = json.dumps(
             {
                 "nodes": {label: [spec.key, *spec.properties] for label, spec in schema.nodes.items()},
                 "relationships": [list(pair) for pair in schema.relationship_pairs()],
             }
         )
-        user = f"Question: {question}\nCanonical terms it names, by label: {json.dumps(terms)}"
+        user = f"Question: {question}\nCanonical terms it names, by label: {json.dumps(filters.required)}"
+        if filters.excluded:
+            user += f"\nCanonical terms it excludes, by label: {json.dumps(filters.excluded)}"
         answer = await self._json(CYPHER_SYSTEM.format(schema=described), user, CYPHER_SCHEMA)
         if not isinstance(answer, dict) or not isinstance(answer.get("cypher"), str):
             raise MalformedOutput(f"model {self.model!r} did not return a Cypher query: {json.dumps(answer)[:200]}")

@@ -28,7 +28,7 @@ from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.number_fields import NumberField, NumericTarget, numeric_target
 from hysem_assets.qa.sources import Library, clean
 from hysem_assets.qa.symbolic import describe_filters, term_conditions
-from hysem_assets.qa.terms import Terms
+from hysem_assets.qa.terms import Filters
 from hysem_assets.settings.protocols import Protocol
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
@@ -153,11 +153,11 @@ def named_groups(question: str, categories: Sequence[Categories], besides: Seque
     return None
 
 
-def distribution_plan(schema: GraphSchema, query: str, categories: Categories, terms: Terms) -> CypherPlan:
+def distribution_plan(schema: GraphSchema, query: str, categories: Categories, filters: Filters) -> CypherPlan:
     """Rows ``(name, article)``, a work's category as the name, for the ranking route: the works of partition
-    ``query`` with a value, linked to every named term."""
+    ``query`` with a value that meet the terms' filters."""
     parameters: dict[str, Any] = {"query": query}
-    where = [f"a.`{categories.prop}` IS NOT NULL", *term_conditions(schema, terms, parameters)]
+    where = [f"a.`{categories.prop}` IS NOT NULL", *conditions(schema, filters, parameters)]
     return CypherPlan(
         f"MATCH (:Query {{key: $query}})-[:INCLUDES]->(a:Article) WHERE {' AND '.join(where)} "
         f"RETURN a.`{categories.prop}` AS name, a.key AS article",
@@ -179,13 +179,13 @@ def _bound(prop: str, comparison: Comparison, parameters: dict[str, Any]) -> str
 
 def conditions(
     schema: GraphSchema,
-    terms: Terms,
+    filters: Filters,
     parameters: dict[str, Any],
     bound: NumericTarget | None = None,
     groups: Groups | None = None,
 ) -> list[str]:
-    """Conditions on Article ``a``: the named terms, a comparison on a number property, the named categories."""
-    found = term_conditions(schema, terms, parameters)
+    """Conditions on Article ``a``: the terms' filters, a comparison on a number property, the named categories."""
+    found = term_conditions(schema, filters.required, parameters, excluded=filters.excluded)
     if bound is not None and bound.field.article_property is not None:
         found.append(_bound(bound.field.article_property, bound.comparison, parameters))
     if groups is not None and groups.values:
@@ -302,7 +302,7 @@ def statistics_question(
 @dataclass(frozen=True)
 class StatisticsAnswer:
     asked: StatisticsQuestion
-    terms: Terms
+    filters: Filters
     rows: pd.DataFrame
     included: int
     plan: CypherPlan
@@ -338,13 +338,13 @@ class StatisticsAnswer:
         }
 
 
-def statistics_plan(schema: GraphSchema, query: str, asked: StatisticsQuestion, terms: Terms) -> CypherPlan:
+def statistics_plan(schema: GraphSchema, query: str, asked: StatisticsQuestion, filters: Filters) -> CypherPlan:
     """Rows ``(article, cluster_id, title, value[, group])`` of the works stating the number and meeting every
     condition."""
     prop = asked.field.article_property
     assert prop is not None
     parameters: dict[str, Any] = {"query": query}
-    where = [f"a.`{prop}` IS NOT NULL", *conditions(schema, terms, parameters, asked.bound, asked.groups)]
+    where = [f"a.`{prop}` IS NOT NULL", *conditions(schema, filters, parameters, asked.bound, asked.groups)]
     returned = f"a.key AS article, a.cluster_id AS cluster_id, a.title AS title, a.`{prop}` AS value"
     if asked.groups is not None:
         where.append(f"a.`{asked.groups.categories.prop}` IS NOT NULL")
@@ -361,21 +361,21 @@ def run_statistics(
     graph: GraphStore,
     schema: GraphSchema,
     query: str,
-    terms: Terms,
+    filters: Filters,
     library: Library,
     included: int,
     keep_retracted: bool = False,
 ) -> StatisticsAnswer:
-    plan = statistics_plan(schema, query, asked, terms)
+    plan = statistics_plan(schema, query, asked, filters)
     rows, retracted = _rows(graph, schema, plan, library, keep_retracted)
     if not rows.empty:
         rows = rows.assign(value=rows["value"].astype(float), cluster_id=rows["cluster_id"].astype(str))
-    return StatisticsAnswer(asked, terms, rows, included, plan, retracted)
+    return StatisticsAnswer(asked, filters, rows, included, plan, retracted)
 
 
-def describe_conditions(terms: Terms, bound: NumericTarget | None, groups: Groups | None) -> str:
+def describe_conditions(filters: Filters, bound: NumericTarget | None, groups: Groups | None) -> str:
     """ " (filters: MLMethod: random forest; publication year at least 2015)", or "" without any."""
-    said = [describe_filters(terms)] if terms else []
+    said = [describe_filters(filters.required, filters.excluded)] if filters.required or filters.excluded else []
     if bound is not None:
         said.append(f"{bound.field.label} {bound.comparison.describe(grouped=bound.field.kind != 'year')}")
     if groups is not None and groups.values:
@@ -391,7 +391,7 @@ def statistics_draft(found: StatisticsAnswer, library: Library) -> Draft:
     summaries = found.summaries()
     overall = summaries.pop(None)
     grouped = f" and a {asked.groups.categories.label}" if asked.groups is not None else ""
-    said = describe_conditions(found.terms, asked.bound, asked.groups)
+    said = describe_conditions(found.filters, asked.bound, asked.groups)
     missing = [v for v in asked.groups.values if v not in summaries] if asked.groups is not None else []
     if missing:
         said += f" (none of the works of {', '.join(missing)} states one)"
@@ -459,21 +459,23 @@ def _is_year(comparison: Comparison) -> bool:
     return comparison.unit is None and all(float(v).is_integer() and 1800 <= v <= 2100 for v in values)
 
 
-def trend_plans(schema: GraphSchema, query: str, asked: TrendQuestion, terms: Terms) -> tuple[CypherPlan, CypherPlan]:
+def trend_plans(
+    schema: GraphSchema, query: str, asked: TrendQuestion, filters: Filters
+) -> tuple[CypherPlan, CypherPlan]:
     """Rows ``(article, cluster_id, year)``: of the works the trend counts, and of every included work with a year
     (each year's total), both within the question's years."""
     years = asked.bound if asked.bound is not None and asked.bound.field.kind == "year" else None
     head = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
     returned = "RETURN DISTINCT a.key AS article, a.cluster_id AS cluster_id, a.year AS year"
     parameters: dict[str, Any] = {"query": query}
-    where = ["a.year IS NOT NULL", *conditions(schema, terms, parameters, asked.bound, asked.groups)]
-    if asked.label is not None and not terms.get(asked.label):
+    where = ["a.year IS NOT NULL", *conditions(schema, filters, parameters, asked.bound, asked.groups)]
+    if asked.label is not None and not filters.required.get(asked.label):
         relationship = next(
             t for t, source, target in schema.relationship_pairs() if source == "Article" and target == asked.label
         )
         where.append(f"EXISTS {{ MATCH (a)-[:`{relationship}`]->(:`{asked.label}`) }}")
     all_parameters: dict[str, Any] = {"query": query}
-    all_where = ["a.year IS NOT NULL", *conditions(schema, {}, all_parameters, years)]
+    all_where = ["a.year IS NOT NULL", *conditions(schema, Filters({}), all_parameters, years)]
     return (
         CypherPlan(f"{head} WHERE {' AND '.join(where)} {returned}", parameters),
         CypherPlan(f"{head} WHERE {' AND '.join(all_where)} {returned}", all_parameters),
@@ -483,7 +485,7 @@ def trend_plans(schema: GraphSchema, query: str, asked: TrendQuestion, terms: Te
 @dataclass(frozen=True)
 class TrendAnswer:
     asked: TrendQuestion
-    terms: Terms
+    filters: Filters
     #: year -> the counted works' cluster ids, and every included work's, over the years between the first
     #: and last year any work has (years without a work show as none).
     counted: dict[int, list[str]]
@@ -497,7 +499,7 @@ class TrendAnswer:
 
     def what(self, kind: str | None) -> str:
         """What was counted, in words: the terms, categories and kind named, else every work."""
-        named = [name for names in self.terms.values() for name in names]
+        named = [name for names in self.filters.required.values() for name in names]
         if self.asked.groups is not None:
             named += list(self.asked.groups.values)
         if named:
@@ -529,18 +531,18 @@ def run_trend(
     graph: GraphStore,
     schema: GraphSchema,
     query: str,
-    terms: Terms,
+    filters: Filters,
     library: Library,
     keep_retracted: bool = False,
 ) -> TrendAnswer:
-    plan, all_plan = trend_plans(schema, query, asked, terms)
+    plan, all_plan = trend_plans(schema, query, asked, filters)
     counted_rows, retracted = _rows(graph, schema, plan, library, keep_retracted)
     total_rows, _ = _rows(graph, schema, all_plan, library, keep_retracted)
     counted, totals = _by_year(counted_rows), _by_year(total_rows)
     years = range(min(totals), max(totals) + 1) if totals else range(0)
     return TrendAnswer(
         asked,
-        terms,
+        filters,
         {y: counted.get(y, []) for y in years},
         {y: totals.get(y, []) for y in years},
         plan,
@@ -556,7 +558,7 @@ def trend_draft(found: TrendAnswer, kind: str | None, library: Library) -> Draft
     counted = sum(len(found.counted[y]) for y in years)
     total = sum(len(found.totals[y]) for y in years)
     peak = max(years, key=lambda y: (len(found.counted[y]), y))
-    said = describe_conditions({}, found.asked.bound, None)
+    said = describe_conditions(Filters({}, found.filters.excluded), found.asked.bound, None)
     every = [c for y in years for c in found.counted[y]]
     filtered = counted != total or found.what(kind) != "included works"
     published = f"{years[0]}-{years[-1]}{said}"

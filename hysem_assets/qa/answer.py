@@ -66,7 +66,7 @@ from hysem_assets.qa.symbolic import (
     target_label,
     template_plan,
 )
-from hysem_assets.qa.terms import Terms, recognise_terms, without_kind_words
+from hysem_assets.qa.terms import Filters, question_filters
 from hysem_assets.settings.environment import charts_dir
 from hysem_assets.stores.graph_schema import GraphSchema
 
@@ -155,14 +155,14 @@ class QAResult:
     preferences: list[dict[str, Any]]
 
 
-def graph_draft(found: GraphAnswer, terms: Terms, target: str | None, *, listing: bool = False) -> Draft:
+def graph_draft(found: GraphAnswer, filters: Filters, target: str | None, *, listing: bool = False) -> Draft:
     """Claims read off the graph: the total, then each name with its article count, citing the articles;
     a listing of works names each work by its title."""
 
     total = len(found.articles)
     claims = [
         Claim(
-            f"{total} article{'s' * (total != 1)} in the graph match (filters: {describe_filters(terms)}).",
+            f"{total} article{'s' * (total != 1)} in the graph match (filters: {describe_filters(filters.required, filters.excluded)}).",
             found.citations(found.articles),
         )
     ]
@@ -252,24 +252,24 @@ def _without_graph(engine: QAEngine) -> dict[str, Any]:
     return {"unavailable": engine.graph_missing} if engine.graph_missing else {"refused": "no graph store"}
 
 
-async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+async def _graph(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """Counting and listing from the graph, or None with the reason the next route takes over."""
     retriever = engine.retriever
     if retriever.graph is None:
         return None, _without_graph(engine)
     target = target_label(question, engine.schema)
     subject = ranked_subject(question, engine.schema, engine.categories) if route == "ranking" else None
-    if engine.cypher_writer is None and target is None and subject is None and not terms:
+    if engine.cypher_writer is None and target is None and subject is None and not filters.required:
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
     if route == "ranking" and subject is None:
         return None, {"refused": "a ranking needs an entity kind or a field of categories, and the question names none"}
     try:
         if isinstance(subject, Categories):
-            plan = distribution_plan(engine.schema, retriever.query, subject, terms)
+            plan = distribution_plan(engine.schema, retriever.query, subject, filters)
         elif engine.cypher_writer is not None:
-            plan = await engine.cypher_writer.write(question, terms, engine.schema, retriever.query)
+            plan = await engine.cypher_writer.write(question, filters, engine.schema, retriever.query)
         else:
-            plan = template_plan(engine.schema, retriever.query, target, terms)
+            plan = template_plan(engine.schema, retriever.query, target, filters)
         found = run_plan(retriever.graph, engine.schema, plan, retriever.query, retriever.library)
     except (CypherRejected, MalformedOutput) as exc:
         return None, {"refused": str(exc)}
@@ -287,7 +287,7 @@ async def _graph(question: str, terms: Terms, engine: QAEngine, route: RouteName
         counts = [(name, len(keys)) for name, keys in found.by_name.items()]
         info["chart"] = ranking_chart(question, counts, len(found.articles), charts_dir(retriever.query))
     else:
-        draft = graph_draft(found, terms, target, listing=route == "listing")
+        draft = graph_draft(found, filters, target, listing=route == "listing")
     report = retraction_report(retracted.values(), retriever.library, include)
     return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
 
@@ -301,7 +301,7 @@ def included_works(engine: QAEngine) -> int:
     return sum(keep or not (c in library and library[c].retracted) for c in rows["cluster_id"].astype(str))
 
 
-async def _statistics(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+async def _statistics(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """A number property summarised over the works that state it, by group when asked, with the works at its ends."""
     retriever = engine.retriever
     asked = statistics_question(question, engine.numbers, engine.categories)
@@ -316,7 +316,7 @@ async def _statistics(question: str, terms: Terms, engine: QAEngine, route: Rout
             graph=retriever.graph,
             schema=engine.schema,
             query=retriever.query,
-            terms=terms,
+            filters=filters,
             library=retriever.library,
             included=included_works(engine),
             keep_retracted=include,
@@ -331,7 +331,7 @@ async def _statistics(question: str, terms: Terms, engine: QAEngine, route: Rout
     return Outcome(statistics_draft(found, retriever.library), sources, retracted=retracted), info
 
 
-async def _trend(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+async def _trend(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """Works counted by publication year (those the question names, else all), with a chart."""
     retriever = engine.retriever
     if retriever.graph is None:
@@ -345,7 +345,7 @@ async def _trend(question: str, terms: Terms, engine: QAEngine, route: RouteName
             graph=retriever.graph,
             schema=engine.schema,
             query=retriever.query,
-            terms=terms,
+            filters=filters,
             library=retriever.library,
             keep_retracted=include,
         )
@@ -383,7 +383,7 @@ def _chunks_by_work(chunks: Iterable[ChunkRow]) -> dict[str, list[ChunkRow]]:
     return grouped
 
 
-async def _numeric(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+async def _numeric(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """Works whose numbers meet the question's comparison, each with its value, unit and evidence."""
     retriever = engine.retriever
     comparison = parse_comparison(question)
@@ -400,7 +400,7 @@ async def _numeric(question: str, terms: Terms, engine: QAEngine, route: RouteNa
             graph=retriever.graph,
             schema=engine.schema,
             query=retriever.query,
-            terms=terms,
+            filters=filters,
             extracted=engine.extracted,
             texts={cluster: [c.text for c in chunks] for cluster, chunks in by_work.items()},
             article_keys=keys,
@@ -419,7 +419,7 @@ async def _numeric(question: str, terms: Terms, engine: QAEngine, route: RouteNa
     return Outcome(draft, sources, retracted=retraction_report(retracted, retriever.library, include)), info
 
 
-async def _global(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+async def _global(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """Themes of the corpus from the summary tree, each with claims citing the works behind it."""
     if engine.tree is None:
         return None, {"refused": "no summary tree for this query: materialize summary_tree"}
@@ -439,7 +439,7 @@ async def _global(question: str, terms: Terms, engine: QAEngine, route: RouteNam
     return Outcome(found.draft, found.sources, retracted=retracted, layout=themed), info
 
 
-async def _local(question: str, terms: Terms, engine: QAEngine, route: RouteName) -> RouteResult:
+async def _local(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """Hybrid retrieval and the revise loop; it always answers, with no claims when nothing was retrieved."""
     retriever = engine.retriever
     retrieval = retrieve(question, retriever)
@@ -473,7 +473,7 @@ async def _local(question: str, terms: Terms, engine: QAEngine, route: RouteName
     return outcome, info
 
 
-ROUTE_RUNNERS: dict[RouteName, Callable[[str, Terms, QAEngine, RouteName], Awaitable[RouteResult]]] = {
+ROUTE_RUNNERS: dict[RouteName, Callable[[str, Filters, QAEngine, RouteName], Awaitable[RouteResult]]] = {
     "counting": _graph,
     "listing": _graph,
     "ranking": _graph,
@@ -499,13 +499,13 @@ DETAILS_KEY: dict[RouteName, str] = {
 
 
 async def run_routes(
-    question: str, terms: Terms, engine: QAEngine, decision: RouteDecision
+    question: str, filters: Filters, engine: QAEngine, decision: RouteDecision
 ) -> tuple[RouteName, Outcome, list[dict[str, Any]], dict[str, Any]]:
     """Try the decision's chain until a route answers: (route, outcome, attempts, details per route)."""
     attempts: list[dict[str, Any]] = []
     details: dict[str, Any] = {}
     for route in decision.chain:
-        outcome, info = await ROUTE_RUNNERS[route](question, terms, engine, route)
+        outcome, info = await ROUTE_RUNNERS[route](question, filters, engine, route)
         details[DETAILS_KEY[route]] = info
         if info.get("unavailable"):  # a count from passages would be a wrong answer: say what is missing
             attempts.append({"route": route, "outcome": "unavailable", "reason": info["unavailable"]})
@@ -527,12 +527,12 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     started = time.perf_counter()
     tokens_before = engine.tokens()
     retriever = engine.retriever
-    terms = without_kind_words(recognise_terms(question, retriever.matchers), entity_words(engine.schema))
+    filters = question_filters(question, retriever.matchers, entity_words(engine.schema))
     if route is None:
         decision = await choose_route(question, engine.schema, engine.numbers, engine.router, engine.categories)
     else:
         decision = RouteDecision(route, "the route was given", "caller")
-    route_taken, outcome, attempts, route_details = await run_routes(question, terms, engine, decision)
+    route_taken, outcome, attempts, route_details = await run_routes(question, filters, engine, decision)
     draft, approved = outcome.draft, outcome.approved
     started_audit = time.perf_counter()
     checked: CitationAudit = audit_citations(draft, outcome.sources, retriever.library)
@@ -565,7 +565,8 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
         "removed_claims": checked.removed,
         "citation_checks": checked.checks,
         "rounds": outcome.rounds,
-        "terms": terms,
+        "terms": filters.required,
+        "excluded_terms": filters.excluded,
         "routing": {**decision.as_json(), "attempts": attempts},
         **route_details,
         "context": outcome.context,

@@ -32,7 +32,7 @@ from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.number_fields import NumericTarget, records_of
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata, clean
 from hysem_assets.qa.symbolic import term_conditions
-from hysem_assets.qa.terms import Terms
+from hysem_assets.qa.terms import Filters
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
 
@@ -47,14 +47,18 @@ def _bound_condition(prop: str, comparison: Comparison) -> tuple[str, dict[str, 
     return f"{column} {comparison.op} $bound", {"bound": float(bound)}  # type: ignore[arg-type]
 
 
-def numeric_plan(schema: GraphSchema, query: str, target: NumericTarget, terms: Terms) -> CypherPlan:
-    """Rows ``(article, cluster_id, value)`` of works whose property meets the comparison (and every named term)."""
+def numeric_plan(schema: GraphSchema, query: str, target: NumericTarget, filters: Filters) -> CypherPlan:
+    """Rows ``(article, cluster_id, value)`` of works whose property meets the comparison (and the terms' filters)."""
     prop = target.field.article_property
     assert prop is not None
     parameters: dict[str, Any] = {"query": query}
     condition, bounds = _bound_condition(prop, target.comparison)
     parameters |= bounds
-    conditions = [f"a.`{prop}` IS NOT NULL", condition, *term_conditions(schema, terms, parameters)]
+    conditions = [
+        f"a.`{prop}` IS NOT NULL",
+        condition,
+        *term_conditions(schema, filters.required, parameters, excluded=filters.excluded),
+    ]
     order = "ASC" if target.comparison.op in ("<", "<=") else "DESC"
     return CypherPlan(
         f"MATCH (:Query {{key: $query}})-[:INCLUDES]->(a:Article) WHERE {' AND '.join(conditions)} "
@@ -188,7 +192,7 @@ def run_numeric(
     graph: GraphStore | None,
     schema: GraphSchema,
     query: str,
-    terms: Terms,
+    filters: Filters,
     extracted: pd.DataFrame | None,
     texts: Mapping[str, Sequence[str]],
     article_keys: Mapping[str, str],
@@ -201,7 +205,7 @@ def run_numeric(
     if field_.article_property is not None:
         if graph is None:
             raise ValueError("a number property is filtered in the graph, and there is no graph store")
-        plan = numeric_plan(schema, query, target, terms)
+        plan = numeric_plan(schema, query, target, filters)
         validate_cypher(plan, schema)
         counted = known_plan(query, field_.article_property)
         validate_cypher(counted, schema)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.sources import Library, LibraryRecord, clean
-from hysem_assets.qa.terms import Terms
+from hysem_assets.qa.terms import Filters, Terms
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
 
@@ -54,9 +54,14 @@ def _article_relationship(schema: GraphSchema, label: str) -> str:
 
 
 def term_conditions(
-    schema: GraphSchema, terms: Terms, parameters: dict[str, object], skip: str | None = None
+    schema: GraphSchema,
+    terms: Terms,
+    parameters: dict[str, object],
+    skip: str | None = None,
+    excluded: Terms | None = None,
 ) -> list[str]:
-    """Conditions on Article ``a``: linked to a named term of every label but ``skip``; values go into ``parameters``."""
+    """Conditions on Article ``a``: linked to a named term of every label but ``skip``, and to no ``excluded``
+    term; values go into ``parameters``."""
     conditions = []
     for n, (label, names) in enumerate(sorted(terms.items())):
         if label == skip:
@@ -64,16 +69,22 @@ def term_conditions(
         rel_type = _article_relationship(schema, label)
         parameters[f"f{n}"] = names
         conditions.append(f"EXISTS {{ MATCH (a)-[:`{rel_type}`]->(f{n}:`{label}`) WHERE f{n}.name IN $f{n} }}")
+    for n, (label, names) in enumerate(sorted((excluded or {}).items())):
+        rel_type = _article_relationship(schema, label)
+        parameters[f"n{n}"] = names
+        conditions.append(f"NOT EXISTS {{ MATCH (a)-[:`{rel_type}`]->(n{n}:`{label}`) WHERE n{n}.name IN $n{n} }}")
     return conditions
 
 
-def template_plan(schema: GraphSchema, query: str, target: str | None, terms: Terms) -> CypherPlan:
-    """Rows ``(name, article)`` for articles of partition ``query`` linked to every named term.
+def template_plan(schema: GraphSchema, query: str, target: str | None, filters: Filters) -> CypherPlan:
+    """Rows ``(name, article)`` for articles of partition ``query`` linked to every required term and to no
+    excluded one.
 
     Terms of the target kind filter the target too ("how many articles use random forest").
     """
+    terms = filters.required
     parameters: dict[str, object] = {"query": query}
-    conditions = term_conditions(schema, terms, parameters, skip=target)
+    conditions = term_conditions(schema, terms, parameters, skip=target, excluded=filters.excluded)
     match = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
     if target is None:
         returned = "RETURN NULL AS name, a.key AS article"
@@ -145,5 +156,8 @@ def run_plan(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: st
     return GraphAnswer(plan, ranked({n: sorted(a) for n, a in by_name.items()}), articles, records, titles)
 
 
-def describe_filters(terms: Mapping[str, list[str]]) -> str:
-    return "; ".join(f"{label}: {', '.join(names)}" for label, names in sorted(terms.items())) or "none"
+def describe_filters(terms: Mapping[str, list[str]], excluded: Mapping[str, list[str]] | None = None) -> str:
+    """ "MLMethod: random forest; not Pollutant: NO2", or "none"."""
+    said = [f"{label}: {', '.join(names)}" for label, names in sorted(terms.items())]
+    said += [f"not {label}: {', '.join(names)}" for label, names in sorted((excluded or {}).items())]
+    return "; ".join(said) or "none"

@@ -2,11 +2,15 @@
 
 A question may also use a broader term (a protocol's ``broader_terms``): a broader term
 stands for the canonical terms it covers, so a filter on it matches any of them, as a
-reviewer means it.
+reviewer means it. Terms combine as a reviewer's search does: a work must be linked to a
+term of every label named (and), to any of the terms named of one label (or), and to none
+of the terms named after a negation ("but not XGBoost", "without deep learning", "excluding
+reviews"), up to the end of that clause.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -88,6 +92,43 @@ def without_kind_words(terms: Terms, words: set[str]) -> Terms:
     in "which outcomes are most often measured"."""
     kept = {label: [term for term in found if term.casefold() not in words] for label, found in terms.items()}
     return {label: found for label, found in kept.items() if found}
+
+
+#: Words after which the terms named are excluded, and where that clause ends.
+_NEGATION = re.compile(
+    r"\b(?:not|without|excluding|exclude|except(?:\s+for)?|other\s+than|apart\s+from|never|no|none\s+of)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"[,;:?!.](?:\s|$)|\b(?:and|but|while|whereas|which|that|who)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The terms a question requires (label -> any of these names; every label) and those it excludes."""
+
+    required: Terms
+    excluded: Terms = field(default_factory=dict)
+
+
+def negated_clauses(question: str) -> list[tuple[int, int]]:
+    """Spans of ``question`` from each negation word to the end of its clause."""
+    spans = []
+    for match in _NEGATION.finditer(question):
+        end = _CLAUSE_END.search(question, match.end())
+        spans.append((match.start(), end.start() if end else len(question)))
+    return spans
+
+
+def question_filters(question: str, matchers: Mapping[str, QuestionMatcher], kind_words: set[str]) -> Filters:
+    """The terms ``question`` requires and excludes; words for a kind of entity are no terms."""
+    spans = negated_clauses(question)
+    kept, negated = question, []
+    for start, end in spans:
+        negated.append(question[start:end])
+        kept = kept[:start] + " " * (end - start) + kept[end:]
+    required = without_kind_words(recognise_terms(kept, matchers), kind_words)
+    excluded = without_kind_words(recognise_terms(" ; ".join(negated), matchers), kind_words) if negated else {}
+    return Filters(required, excluded)
 
 
 def all_terms(terms: Terms) -> list[str]:

@@ -19,6 +19,8 @@ from hysem_assets.qa.answer import answer_question
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.engine import build_engine
 from hysem_assets.qa.number_fields import number_fields
+from hysem_assets.qa.router import entity_words
+from hysem_assets.qa.terms import question_filters
 from hysem_assets.settings.profile import AnswerSettings
 from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import load_partition
@@ -187,3 +189,26 @@ def test_every_aggregate_plan_passes_the_cypher_checks(engine):
         _, details = ask(engine, question)
         section = details.get("statistics") or details.get("trend")
         validate_cypher(CypherPlan(section["cypher"], section["parameters"]), engine.schema)
+
+
+def test_terms_combine_with_and_or_and_not(engine):
+    filters = question_filters(
+        "Which studies of ozone or NO2, excluding those on stroke, used random forest?",
+        engine.retriever.matchers,
+        entity_words(engine.schema),
+    )
+    assert filters.required == {"Pollutant": ["ozone", "NO2"], "MLMethod": ["random forest"]}
+    assert filters.excluded == {"HealthOutcome": ["stroke"]}
+
+    answer, details = ask(engine, "How many studies used random forest but not XGBoost?")
+    forest = {w for w in METHODS if "random forest" in METHODS[w] and "XGBoost" not in METHODS[w]}
+    assert answer["route"] == "counting" and details["excluded_terms"] == {"MLMethod": ["XGBoost"]}
+    assert {c["PDF_DocIndex"] for c in details["claims"][0]["citations"]} == forest
+    assert "NOT EXISTS" in details["symbolic"]["cypher"] and "XGBoost" not in details["symbolic"]["cypher"]
+
+    _, sizes = ask(engine, "What is the median sample size of studies of ozone without random forest?")
+    ozone = [
+        w for w, a in zip(METHODS, ARTICLES, strict=True) if "ozone" in a["pol"] and "random forest" not in METHODS[w]
+    ]
+    assert summary_in(sizes["claims"][0]["text"], "participants") == independent_summary(ozone)
+    assert "not MLMethod: random forest" in sizes["claims"][0]["text"]

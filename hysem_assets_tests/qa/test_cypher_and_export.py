@@ -11,6 +11,7 @@ from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
 from hysem_assets.qa.preferences import DPO_KEYS, export_preferences
 from hysem_assets.qa.questions import QuestionsError, load_questions, questions_for
 from hysem_assets.qa.symbolic import target_label, template_plan
+from hysem_assets.qa.terms import Filters
 from hysem_assets_tests.knowledge.partition import schema
 
 SCOPE = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
@@ -39,7 +40,7 @@ def test_unsafe_or_ungrounded_cypher_is_rejected(cypher, parameters, message):
 def test_template_queries_pass_validation():
     terms = {"Pollutant": ["ozone"], "HealthOutcome": ["heart failure"], "MLMethod": ["random forest"]}
     for target in ("MLMethod", "Region", None):
-        validate_cypher(template_plan(schema(), "q", target, terms), schema())
+        validate_cypher(template_plan(schema(), "q", target, Filters(terms, {"Region": ["China"]})), schema())
 
 
 def test_target_kind_comes_from_the_question_wording():

@@ -15,6 +15,7 @@ from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
 from hysem_assets.qa.number_fields import NumericTarget, number_fields, numeric_target
 from hysem_assets.qa.numeric import numeric_draft, numeric_plan, run_numeric, sentence_stating
 from hysem_assets.qa.sources import ChunkRow, library_records
+from hysem_assets.qa.terms import Filters
 from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.graph_schema import graph_schema
@@ -94,7 +95,7 @@ def run(question: str, graph, schema, extracted, numbers, terms=None):
         graph=graph,
         schema=schema,
         query=QUERY,
-        terms=terms or {},
+        filters=Filters(terms or {}),
         extracted=extracted,
         texts=TEXTS,
         article_keys=keys(),
@@ -194,7 +195,7 @@ def test_numbers_are_found_in_text_whatever_their_spelling():
 
 
 def test_numeric_plans_pass_validation_and_unknown_properties_are_refused(schema, numbers):
-    plan = numeric_plan(schema, QUERY, target("Which studies had more than 500 participants?", numbers), {})
+    plan = numeric_plan(schema, QUERY, target("Which studies had more than 500 participants?", numbers), Filters({}))
     validate_cypher(plan, schema)
     bad = CypherPlan("MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) RETURN a.secret AS article", {"query": "q"})
     with pytest.raises(CypherRejected, match="unknown properties: secret"):
