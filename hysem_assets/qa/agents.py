@@ -14,6 +14,7 @@ from typing import Protocol
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.cypher import CypherPlan
+from hysem_assets.qa.cypher_candidates import Candidate, CypherExample
 from hysem_assets.qa.drafts import (
     DRAFT_SCHEMA,
     VERDICT_SCHEMA,
@@ -27,6 +28,7 @@ from hysem_assets.qa.drafts import (
 )
 from hysem_assets.qa.sources import ContextChunk
 from hysem_assets.qa.terms import Filters
+from hysem_assets.settings.backends import GenerationParams
 from hysem_assets.stores.graph_schema import GraphSchema
 
 GENERATOR_SYSTEM = (
@@ -44,7 +46,7 @@ CYPHER_SYSTEM = (
     "Write one read-only Cypher query over this graph schema. Use only these labels and relationship types, "
     "no string literals (put every value in parameters), and scope it to the partition with "
     "(:Query {{key: $query}})-[:INCLUDES]->(a:Article). Return rows with columns name and article (a.key).\n"
-    "Schema: {schema}"
+    "Schema: {schema}\n\nQueries that answer similar questions over this schema:\n{examples}"
 )
 CYPHER_SCHEMA = {
     "title": "CypherQuery",
@@ -82,7 +84,9 @@ class CypherWriter(Protocol):
     model: str
     usage: TokenUsage
 
-    async def write(self, question: str, filters: Filters, schema: GraphSchema, query: str) -> CypherPlan: ...
+    async def write(
+        self, question: str, filters: Filters, schema: GraphSchema, query: str, examples: Sequence[CypherExample]
+    ) -> list[Candidate]: ...
 
 
 class _ModelBacked:
@@ -91,9 +95,9 @@ class _ModelBacked:
         self.model = backend.model
         self.usage = TokenUsage()
 
-    async def _json(self, system: str, user: str, schema: dict) -> object:
+    async def _json(self, system: str, user: str, schema: dict, params: GenerationParams | None = None) -> object:
         completion = await self.backend.complete(
-            [{"role": "system", "content": system}, {"role": "user", "content": user}], schema=schema
+            [{"role": "system", "content": system}, {"role": "user", "content": user}], schema=schema, params=params
         )
         self.usage.add(completion)
         if completion.parsed_json is None:
@@ -129,17 +133,39 @@ class ModelAuditor(_ModelBacked):
 
 
 class ModelCypherWriter(_ModelBacked):
-    async def write(self, question: str, filters: Filters, schema: GraphSchema, query: str) -> CypherPlan:
+    """Samples ``candidates`` queries: the first at temperature 0, the others at ``temperature``, each its own seed."""
+
+    def __init__(self, backend: LLMBackend, candidates: int = 3, temperature: float = 0.7) -> None:
+        super().__init__(backend)
+        self.candidates = candidates
+        self.temperature = temperature
+
+    async def write(
+        self, question: str, filters: Filters, schema: GraphSchema, query: str, examples: Sequence[CypherExample]
+    ) -> list[Candidate]:
         described = json.dumps(
             {
                 "nodes": {label: [spec.key, *spec.properties] for label, spec in schema.nodes.items()},
                 "relationships": [list(pair) for pair in schema.relationship_pairs()],
             }
         )
+        system = CYPHER_SYSTEM.format(schema=described, examples="\n\n".join(e.as_prompt() for e in examples))
         user = f"Question: {question}\nCanonical terms it names, by label: {json.dumps(filters.required)}"
         if filters.excluded:
             user += f"\nCanonical terms it excludes, by label: {json.dumps(filters.excluded)}"
-        answer = await self._json(CYPHER_SYSTEM.format(schema=described), user, CYPHER_SCHEMA)
-        if not isinstance(answer, dict) or not isinstance(answer.get("cypher"), str):
-            raise MalformedOutput(f"model {self.model!r} did not return a Cypher query: {json.dumps(answer)[:200]}")
-        return CypherPlan(answer["cypher"], {**dict(answer.get("parameters") or {}), "query": query}, self.model)
+        found = []
+        for n in range(self.candidates):
+            params = GenerationParams(temperature=self.temperature if n else 0.0, seed=n)
+            try:
+                answer = await self._json(system, user, CYPHER_SCHEMA, params)
+            except MalformedOutput as exc:
+                found.append(Candidate(None, str(exc)))
+                continue
+            if not isinstance(answer, dict) or not isinstance(answer.get("cypher"), str):
+                found.append(
+                    Candidate(None, f"model {self.model!r} returned no Cypher query: {json.dumps(answer)[:200]}")
+                )
+                continue
+            parameters = {**dict(answer.get("parameters") or {}), "query": query}
+            found.append(Candidate(CypherPlan(answer["cypher"], parameters, self.model)))
+        return found

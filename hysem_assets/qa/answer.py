@@ -39,7 +39,8 @@ from hysem_assets.qa.charts import ranking_chart, trend_chart
 from hysem_assets.qa.citations import CitationAudit, audit_citations
 from hysem_assets.qa.claims import closest_findings, gist, render_answer
 from hysem_assets.qa.comparisons import parse_comparison
-from hysem_assets.qa.cypher import CypherRejected
+from hysem_assets.qa.cypher import CypherPlan, CypherRejected
+from hysem_assets.qa.cypher_candidates import CypherExample, agreed_answer, closest_examples
 from hysem_assets.qa.drafts import Claim, Draft, MalformedOutput, Round, render_claims
 from hysem_assets.qa.global_route import SummaryTree, answer_from_tree
 from hysem_assets.qa.loop import revise_until_approved
@@ -68,6 +69,7 @@ from hysem_assets.qa.symbolic import (
 )
 from hysem_assets.qa.terms import Filters, question_filters
 from hysem_assets.settings.environment import charts_dir
+from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.graph_schema import GraphSchema
 
 NO_EVIDENCE = "No evidence found in the indexed literature for this question."
@@ -129,6 +131,10 @@ class QAEngine:
     numbers: list[NumberField] = field(default_factory=list)
     #: Properties of categories (study designs), with their values' spellings: rankings and groups.
     categories: list[Categories] = field(default_factory=list)
+    #: Template queries over the schema, the closest of which a Cypher-writing model sees as examples.
+    cypher_examples: list[CypherExample] = field(default_factory=list)
+    #: Rows a model's query may return; one that returns more is discarded.
+    cypher_max_rows: int = 100
     #: ``extracted_fields``: records fields and every value's evidence sentence.
     extracted: pd.DataFrame | None = None
     #: ``summary_tree``: what the global route answers from.
@@ -263,17 +269,23 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
     if route == "ranking" and subject is None:
         return None, {"refused": "a ranking needs an entity kind or a field of categories, and the question names none"}
+    graph, library = retriever.graph, retriever.library
+    candidates: list[dict[str, Any]] = []
     try:
-        if isinstance(subject, Categories):
-            plan = distribution_plan(engine.schema, retriever.query, subject, filters)
-        elif engine.cypher_writer is not None:
-            plan = await engine.cypher_writer.write(question, filters, engine.schema, retriever.query)
-        else:
-            plan = template_plan(engine.schema, retriever.query, target, filters)
-        found = run_plan(retriever.graph, engine.schema, plan, retriever.query, retriever.library)
-    except (CypherRejected, MalformedOutput) as exc:
+        found = None
+        if engine.cypher_writer is not None and not isinstance(subject, Categories):
+            found, candidates = await _model_answer(question, filters, engine)
+        if found is None:
+            if isinstance(subject, Categories):
+                plan = distribution_plan(engine.schema, retriever.query, subject, filters)
+            else:
+                plan = template_plan(engine.schema, retriever.query, target, filters)
+            found = run_plan(graph, engine.schema, plan, retriever.query, library)
+    except CypherRejected as exc:
         return None, {"refused": str(exc)}
     info = {"cypher": found.plan.cypher, "parameters": found.plan.parameters, "author": found.plan.author}
+    if candidates:
+        info["candidates"] = candidates
     info["target"] = target
     include = retriever.settings.include_retracted
     retracted = {key: record.cluster_id for key, record in found.records.items() if record.retracted}
@@ -290,6 +302,28 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
         draft = graph_draft(found, filters, target, listing=route == "listing")
     report = retraction_report(retracted.values(), retriever.library, include)
     return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
+
+
+async def _model_answer(
+    question: str, filters: Filters, engine: QAEngine
+) -> tuple[GraphAnswer | None, list[dict[str, Any]]]:
+    """The graph answer the model's candidate queries agree on (None when none ran), and each candidate's fate."""
+    retriever, writer = engine.retriever, engine.cypher_writer
+    assert writer is not None and retriever.graph is not None
+    graph = retriever.graph
+    examples = closest_examples(question, engine.cypher_examples)
+    try:
+        candidates = await writer.write(question, filters, engine.schema, retriever.query, examples)
+    except MalformedOutput as exc:
+        return None, [{"candidate": 0, "outcome": "discarded", "reason": str(exc)}]
+
+    def run(plan: CypherPlan) -> GraphAnswer:
+        try:
+            return run_plan(graph, engine.schema, plan, retriever.query, retriever.library, engine.cypher_max_rows)
+        except GraphStoreError as exc:
+            raise CypherRejected(f"the graph store refused it: {exc}") from exc
+
+    return agreed_answer(candidates, run)
 
 
 def included_works(engine: QAEngine) -> int:

@@ -3,7 +3,8 @@
 ``generator``, ``auditor`` and ``cypher`` are backend mappings: ``{backend: extractive}``
 and ``{backend: rules}`` are the embedded defaults (options next to ``backend``); any
 other mapping goes to :func:`hysem_assets.llm.registry.build_backend` (vllm, openai, ...).
-``cypher: null`` writes symbolic queries from templates.
+``cypher: null`` writes symbolic queries from templates; a model writes ``cypher_candidates`` queries per
+question, and the templates answer when none of them holds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hysem_assets.llm.registry import build_backend
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator, ModelAuditor, ModelCypherWriter, ModelGenerator
 from hysem_assets.qa.aggregates import category_fields
 from hysem_assets.qa.answer import QAEngine
+from hysem_assets.qa.cypher_candidates import example_patterns
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, SentenceVectors
 from hysem_assets.qa.global_route import SummaryTree
 from hysem_assets.qa.number_fields import number_fields
@@ -101,7 +103,9 @@ def build_engine(
         settings=retrieval_settings(settings),
     )
     writer: CypherWriter | None = (
-        ModelCypherWriter(build_backend(settings.cypher, cache_dir=cache_dir)) if settings.cypher else None
+        ModelCypherWriter(build_backend(settings.cypher, cache_dir=cache_dir), settings.cypher_candidates)
+        if settings.cypher
+        else None
     )
     remembered = SentenceVectors(embedder)  # shared: the auditor reuses the generator's vectors
     return QAEngine(
@@ -114,6 +118,8 @@ def build_engine(
         router=ModelRouter(build_backend(settings.router, cache_dir=cache_dir)) if settings.router else None,
         numbers=number_fields(schema, protocol, extracted),
         categories=category_fields(schema, protocol),
+        cypher_examples=example_patterns(schema) if writer is not None else [],
+        cypher_max_rows=settings.cypher_max_rows,
         extracted=extracted,
         tree=SummaryTree.from_table(summary_tree),
         graph_missing=None

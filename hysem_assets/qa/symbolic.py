@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from hysem_assets.qa.cypher import CypherPlan, validate_cypher
+from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
 from hysem_assets.qa.sources import Library, LibraryRecord, clean
 from hysem_assets.qa.terms import Filters, Terms
 from hysem_assets.stores.graph import GraphStore
@@ -129,12 +129,17 @@ class GraphAnswer:
         return GraphAnswer(self.plan, by_name, [a for a in self.articles if a not in keys], records, self.titles)
 
 
-def run_plan(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: str, library: Library) -> GraphAnswer:
-    """Validate and run ``plan``; rows must have columns ``article`` and (optionally) ``name``."""
+def run_plan(
+    graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: str, library: Library, max_rows: int | None = None
+) -> GraphAnswer:
+    """Validate and run ``plan``; rows must have columns ``article`` and (optionally) ``name``, at most
+    ``max_rows`` of them when that is set (a model's query that returns more is refused)."""
     validate_cypher(plan, schema)
     rows = graph.query(plan.cypher, plan.parameters)
     if not rows.empty and "article" not in rows.columns:
-        raise ValueError(f"the symbolic query returned columns {list(rows.columns)}, not (name, article)")
+        raise CypherRejected(f"it returned columns {list(rows.columns)}, not (name, article)")
+    if max_rows is not None and len(rows) > max_rows:
+        raise CypherRejected(f"it returned {len(rows)} rows, more than {max_rows}")
     if rows.empty:
         rows = pd.DataFrame(columns=["name", "article"])
     by_name: dict[str, set[str]] = defaultdict(set)

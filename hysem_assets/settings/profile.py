@@ -249,6 +249,12 @@ class AnswerSettings(_Section):
     cypher: Annotated[dict[str, Any] | None, _backend("model")] = Field(
         None, description="Backend config of the model writing Cypher; none: templates only."
     )
+    cypher_candidates: int = Field(
+        3, ge=1, description="Queries the Cypher model samples per question; the one most of them agree on answers."
+    )
+    cypher_max_rows: int = Field(
+        100, ge=1, description="Rows a model-written query may return; one returning more is discarded."
+    )
     router: Annotated[dict[str, Any] | None, _backend("model")] = Field(
         None, description="Backend config of the model routing questions no rule routes; none: those are local."
     )

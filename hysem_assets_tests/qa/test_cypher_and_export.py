@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from hysem_assets.qa.cypher import CypherPlan, CypherRejected, validate_cypher
+from hysem_assets.qa.cypher_candidates import closest_examples, example_patterns
 from hysem_assets.qa.preferences import DPO_KEYS, export_preferences
 from hysem_assets.qa.questions import QuestionsError, load_questions, questions_for
 from hysem_assets.qa.symbolic import target_label, template_plan
@@ -85,3 +86,14 @@ def test_a_malformed_questions_file_names_the_file_and_the_shape(tmp_path, text)
     path.write_text(text)
     with pytest.raises(QuestionsError, match=f"{path} must hold 'questions: .*'default: "):
         questions_for("any", path)
+
+
+def test_example_patterns_pass_validation_and_the_closest_share_the_question_s_words():
+    examples = example_patterns(schema())
+    for example in examples:
+        validate_cypher(CypherPlan(example.cypher, {**example.parameters, "query": "q"}), schema())
+    [listing] = closest_examples("Which outcomes are studied?", examples, k=1)
+    assert "(x:`HealthOutcome`)" in listing.cypher and "EXISTS" not in listing.cypher
+    [negated] = closest_examples("How many works report an outcome but not stroke?", examples, k=1)
+    assert "HealthOutcome" in negated.cypher and "NOT EXISTS" in negated.cypher
+    assert closest_examples("anything", examples, k=3) == closest_examples("anything", examples, k=3)

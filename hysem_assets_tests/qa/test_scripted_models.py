@@ -100,9 +100,22 @@ COUNT_CYPHER = (
 )
 
 
-def test_model_written_cypher_counts_exactly_and_falls_back_when_empty(partition, embedder):
-    steps = [Step(json_reply({"cypher": COUNT_CYPHER, "parameters": {"pollutants": ["ozone"]}})),
-             Step(json_reply({"cypher": COUNT_CYPHER, "parameters": {"pollutants": ["sulphur dioxide"]}}))]  # fmt: skip
+def cypher(query: str, parameters: dict[str, Any], seed: int) -> Step:
+    """A candidate query, from a request that carries the schema's examples and the candidate's own seed."""
+
+    def check(body: dict) -> None:
+        system = body["messages"][0]["content"]
+        assert "Queries that answer similar questions" in system and system.count("Cypher: MATCH") == 3, system
+        assert body.get("seed") == seed and body.get("temperature") == (0.0 if seed == 0 else 0.7), body
+
+    return Step(json_reply({"cypher": query, "parameters": parameters}), check)
+
+
+def test_model_candidates_agree_on_an_exact_count_and_an_empty_one_falls_back(partition, embedder):
+    ozone, dioxide = {"pollutants": ["ozone"]}, {"pollutants": ["sulphur dioxide"]}
+    deleting = "MATCH (a:Article) WHERE a.key <> $query DETACH DELETE a"
+    steps = [cypher(COUNT_CYPHER, ozone, 0), cypher(deleting, {}, 1), cypher(COUNT_CYPHER, ozone, 2),
+             *(cypher(COUNT_CYPHER, dioxide, seed) for seed in range(3))]  # fmt: skip
     with ScriptedLLMServer(steps, model=MODEL, schema=CYPHER_SCHEMA) as writer:
         engine = partition.engine(embedder, cypher=backend(writer))
         answers, _ = answer_questions(
@@ -111,23 +124,33 @@ def test_model_written_cypher_counts_exactly_and_falls_back_when_empty(partition
         )
     assert writer.failures == []
     counted, empty = answers
-    claims = [c["text"] for c in json.loads(counted["json"])["claims"]]
+    details = json.loads(counted["json"])
+    claims = [c["text"] for c in details["claims"]]
     assert counted["route"] == "counting" and claims[0].startswith("5 articles")
     assert "random forest: 3 articles." in claims and "long short-term memory network: 1 article." in claims
-    assert json.loads(counted["json"])["symbolic"]["author"] == MODEL
+    assert details["symbolic"]["author"] == MODEL
+    fates = [(c["outcome"], c.get("agreeing")) for c in details["symbolic"]["candidates"]]
+    assert fates == [("chosen", 2), ("discarded", None), ("ran", 2)]
+    assert details["symbolic"]["candidates"][1]["reason"] == "not read-only: DETACH is not allowed"
     assert empty["route_chain"] == "counting->local"
     assert json.loads(empty["json"])["symbolic"]["fallback"] == "the symbolic query found nothing"
 
 
-def test_invalid_generated_cypher_is_refused_and_never_runs(partition, embedder):
+def test_when_no_candidate_holds_the_templates_answer_and_nothing_is_written(partition, embedder):
     before = partition.graph.counts()
-    steps = [Step(json_reply({"cypher": "MATCH (a:Article) WHERE a.key <> $query DETACH DELETE a", "parameters": {}})),
-             Step(json_reply({"cypher": "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Paper) RETURN a.key AS article",
-                              "parameters": {}}))]  # fmt: skip
+    every_article = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) RETURN NULL AS name, a.key AS article"
+    steps = [cypher("MATCH (a:Article) WHERE a.key <> $query DETACH DELETE a", {}, 0),
+             cypher("MATCH (:Query {key: $query})-[:INCLUDES]->(a:Paper) RETURN a.key AS article", {}, 1),
+             cypher(every_article, {}, 2)]  # fmt: skip
     with ScriptedLLMServer(steps, model=MODEL, schema=CYPHER_SCHEMA) as writer:
-        engine = partition.engine(embedder, cypher=backend(writer))
-        answers, _ = answer_questions(["How many articles on ozone are there?"] * 2, engine)
-    reasons = [json.loads(a["json"])["symbolic"]["refused"] for a in answers]
-    assert reasons == ["not read-only: DETACH is not allowed", "unknown labels or relationship types: Paper"]
-    assert all(a["route_chain"] == "counting->local" for a in answers)
+        engine = partition.engine(embedder, cypher=backend(writer), cypher_max_rows=4)
+        answers, _ = answer_questions(["How many articles on ozone are there?"], engine)
+    assert writer.failures == []
+    details = json.loads(answers[0]["json"])["symbolic"]
+    assert [c["reason"] for c in details["candidates"]] == [
+        "not read-only: DETACH is not allowed",
+        "unknown labels or relationship types: Paper",
+        "it returned 6 rows, more than 4",
+    ]
+    assert answers[0]["route"] == "counting" and details["author"] == "template"
     assert partition.graph.counts() == before
