@@ -43,7 +43,7 @@ class QAConfig(Config):
 
 
 def charts_metadata(answers: pd.DataFrame) -> dict[str, MetadataValue]:
-    """The charts of ranking answers, shown in the UI under their questions, with their files' paths."""
+    """The charts of ranking and trend answers, shown in the UI under their questions, with their files' paths."""
     charted = answers.dropna(subset=["chart"])
     if charted.empty:
         return {}

@@ -26,7 +26,7 @@ _XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTAL
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer's Markdown, the full references of the sources it cites, and its chart (a ranking's)."""
+    """One answer's Markdown, the full references of the sources it cites, and its chart (a ranking's or a trend's)."""
 
     markdown: str
     references: list[str]

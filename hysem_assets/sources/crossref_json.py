@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from hysem_assets.core.identifiers import normalize_doi
-from hysem_assets.sources.enrichment_fields import RETRACTION_TYPES, UNPUBLISHED_TYPES
+from hysem_assets.sources.enrichment_fields import CORRECTION_TYPES, RETRACTION_TYPES, UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, load_json_object
 
@@ -53,6 +53,8 @@ def enrichment(message: dict[str, Any]) -> dict[str, Any]:
         "is_retracted": True if _updates(message.get("updated-by")) else None,
         "is_published": None if item_type is None else item_type not in UNPUBLISHED_TYPES,
         "license": licences[0] if licences else None,
+        "corrects": "; ".join(f"doi:{doi}" for doi in sorted(_updates(message.get("update-to"), CORRECTION_TYPES)))
+        or None,
     }
 
 
@@ -61,9 +63,10 @@ def retraction_targets(message: dict[str, Any]) -> set[str]:
     return _updates(message.get("update-to"))
 
 
-def _updates(entries: list[dict[str, Any]] | None) -> set[str]:
+def _updates(entries: list[dict[str, Any]] | None, types: frozenset[str] = RETRACTION_TYPES) -> set[str]:
+    """DOIs of an ``update-to`` / ``updated-by`` list whose update is one of ``types``."""
     return {
         doi
         for entry in entries or []
-        if str(entry.get("type", "")).lower() in RETRACTION_TYPES and (doi := normalize_doi(entry.get("DOI")))
+        if str(entry.get("type", "")).lower() in types and (doi := normalize_doi(entry.get("DOI")))
     }

@@ -13,6 +13,7 @@ ENRICHMENT_COLUMNS: tuple[str, ...] = (
     "openalex_id",
     "license",
     "oa_status",
+    "corrects",
 )
 
 #: Item types that mark a version not (yet) published in a journal or book.
@@ -20,3 +21,6 @@ UNPUBLISHED_TYPES = frozenset({"preprint", "posted-content", "posted content"})
 
 #: Crossref update types that withdraw a work.
 RETRACTION_TYPES = frozenset({"retraction", "withdrawal", "removal"})
+
+#: Crossref update types that correct a work without withdrawing it.
+CORRECTION_TYPES = frozenset({"correction", "erratum", "corrigendum"})

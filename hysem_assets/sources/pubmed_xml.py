@@ -202,11 +202,22 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
         pages=_pages(item),
         item_type=_item_type(publication_types),
         publication_types="; ".join(publication_types) or None,
+        corrects=_corrected(citation),
         language=clean_text(item.findtext("Language")),
         oa_url=_pmc_url(article.find("PubmedData/ArticleIdList")),
         raw=_serialize(article),
     )
     return record
+
+
+def _corrected(citation: ET.Element) -> str | None:
+    """The works an erratum corrects, from its ``CommentsCorrections RefType="ErratumFor"`` links: "pmid:N"."""
+    found = [
+        f"pmid:{pmid}"
+        for link in citation.iterfind("CommentsCorrectionsList/CommentsCorrections[@RefType='ErratumFor']")
+        if (pmid := _text(link.find("PMID")))
+    ]
+    return "; ".join(dict.fromkeys(found)) or None
 
 
 def _book_record(article: ET.Element, position: int, where: str) -> dict[str, Any]:

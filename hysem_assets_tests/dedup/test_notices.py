@@ -55,3 +55,20 @@ def test_studies_whose_titles_start_like_a_notice_are_no_notices():
     )
     assert linked_notices(works).empty
     assert linked_notices(pd.DataFrame({"cluster_id": ["x"]})).empty  # no titles, no notices
+
+
+def test_a_source_s_link_decides_which_work_an_erratum_corrects():
+    works = corpus(
+        [
+            ("paper", f"{PAPER}.", "journal-article"),
+            ("twin", f"{PAPER}: a replication.", "journal-article"),
+            ("by-pmid", "Correction.", "erratum"),  # a title that names nothing
+            ("by-doi", "Notice of a corrected table", None),  # a title and type that say nothing either
+        ]
+    ).assign(
+        pmid=["31002418", "31002419", "31574233", None],
+        doi=["10.5555/jec.2019.0312", "10.5555/twin", None, "10.5555/jec.2019.0498"],
+        corrects=[None, None, "pmid:31002419", "doi:10.5555/JEC.2019.0312"],
+    )
+    found = linked_notices(works).set_index("cluster_id")["notice_for"].to_dict()
+    assert found == {"by-pmid": "twin", "by-doi": "paper"}
