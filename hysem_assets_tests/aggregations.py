@@ -17,11 +17,15 @@ import pandas as pd
 _NUMBER = r"([\d,.]+)"
 
 
+#: The source types of notices about another work: errata and retraction notices.
+NOTICE_TYPES = ("erratum", "retraction of publication")
+
+
 def counted_works(corpus: pd.DataFrame) -> set[str]:
-    """Cluster ids of the works an answer counts: not retracted, and no erratum (the sources type them so)."""
-    errata = corpus["item_type"].fillna("").str.casefold().eq("erratum")
+    """Cluster ids of the works an answer counts: not retracted, and no notice (the sources type them so)."""
+    notices = corpus["item_type"].fillna("").str.casefold().isin(NOTICE_TYPES)
     retracted = corpus["is_retracted"].fillna(False).astype(bool)
-    return set(corpus.loc[~errata & ~retracted, "cluster_id"])
+    return set(corpus.loc[~notices & ~retracted, "cluster_id"])
 
 
 def canonical_terms_of(extracted: pd.DataFrame, canonical: pd.DataFrame, field: str) -> dict[str, set[str]]:

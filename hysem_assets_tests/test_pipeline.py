@@ -16,6 +16,7 @@ from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.settings.environment import asset_file, hysem_home
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.aggregations import (
+    NOTICE_TYPES,
     canonical_terms_of,
     counted_works,
     per_year,
@@ -150,7 +151,7 @@ def test_whole_graph_on_the_sample():
         for c in by_question[ranking_question]["claims"][1:]
     ]
     assert {m[1]: int(m[2]) for m in claimed} == expected
-    erratum = corpus.loc[corpus["item_type"].eq("erratum"), "cluster_id"].tolist()
+    erratum = corpus.loc[corpus["item_type"].eq("erratum"), "cluster_id"].tolist()  # and the retraction notice
     cited = {c["PDF_DocIndex"] for claim in by_question[ranking_question]["claims"] for c in claim["citations"]}
     assert len(erratum) == 1 and not cited & set(erratum)  # the sample's erratum counts with its paper only
     ranked = answers.set_index("question").loc[ranking_question, "markdown"]  # and its paper names it
@@ -181,15 +182,16 @@ def test_whole_graph_on_the_sample():
     flow = dict(zip(*pd.read_parquet(asset_file("prisma_flow", SAMPLE))[["box", "count"]].to_numpy().T))
     raw = {s: len(pd.read_parquet(asset_file(f"raw_metadata/{s}", SAMPLE))) for s in ("pubmed", "openalex", "scopus")}
     retracted = corpus["is_retracted"].fillna(False).astype(bool)
-    erratum = corpus["item_type"].fillna("").eq("erratum")  # counted with the paper it corrects
+    notices = corpus["item_type"].fillna("").isin(NOTICE_TYPES)  # counted with their papers
     pdfs = pd.read_parquet(asset_file("pdfs", SAMPLE))
-    sought = pdfs[pdfs["cluster_id"].isin(corpus.loc[~retracted & ~erratum, "cluster_id"])]
+    sought = pdfs[pdfs["cluster_id"].isin(corpus.loc[~retracted & ~notices, "cluster_id"])]
     readable = parsed[parsed["error"].isna() & parsed["cluster_id"].isin(sought["cluster_id"])]
     assert flow["identified"] == sum(raw.values()) and flow["identified:scopus"] == raw["scopus"]
     assert flow["duplicates_removed"] == sum(raw.values()) - len(corpus) and flow["screened"] == len(corpus)
     assert flow["automation_excluded"] == 0 and flow["screened:ranking"] == len(corpus)
-    assert flow["excluded"] == retracted.sum() + erratum.sum() == 2
+    assert flow["excluded"] == retracted.sum() + notices.sum() == 3
     assert flow["excluded:retracted"] == 1 and flow["excluded:erratum (counted with the work it corrects)"] == 1
+    assert flow["excluded:retraction notice (counted with the work it retracts)"] == 1
     missing = sought.loc[sought["status"] != "saved", "status"].value_counts()
     assert flow["sought"] == len(sought) and flow["not_retrieved"] == missing.sum()
     assert {box: count for box, count in flow.items() if box.startswith("not_retrieved:")} == {

@@ -19,7 +19,7 @@ from hysem_assets.sources.enrichment_fields import UNPUBLISHED_TYPES
 from hysem_assets.sources.lookups import LookupOutcome
 
 #: Fields filled only where the merged record has none, first lookup source first.
-BACKFILLED = ("abstract", "item_type", "openalex_id", "primary_topic", "license", "oa_status", "corrects")
+BACKFILLED = ("abstract", "item_type", "openalex_id", "primary_topic", "license", "oa_status", "notice_of")
 #: Columns the corpus gains from enrichment.
 ADDED_COLUMNS = ("cited_by_count", "primary_topic", "is_retracted", "is_published", "license", "oa_status")
 RETRACTED_ITEM_TYPES = frozenset({"retracted publication"})

@@ -1,11 +1,13 @@
-"""Errata and corrections: notices about a paper, linked to it and never counted as a study.
+"""Errata, corrections and retraction notices: records about a paper, linked to it and never counted as a study.
 
-An erratum is a record of its own (its own DOI, PMID and often its own PDF) whose title repeats
+A notice is a record of its own (its own DOI, PMID and often its own PDF) whose title repeats
 the paper's, so deduplication keeps it apart (:func:`~hysem_assets.dedup.normalize.notice_kind`)
-and a count of studies would otherwise count the paper twice. Each erratum is linked to the work
-of the corpus whose title it names: the same normalized title, or the longest one its named title
-starts with (a notice may add the paper's citation after the title). Where a source links the
-erratum to its paper (PubMed's ``ErratumFor``, Crossref's ``update-to``), that link decides.
+and a count of studies would otherwise count the paper twice. Where a source links the notice to
+its paper (PubMed's ``ErratumFor`` or ``RetractionOf``, Crossref's ``update-to``: the corpus's
+``notice_of``), that link decides; otherwise the notice is linked to the work of the corpus whose
+title it names: the same normalized title, or the longest one its named title starts with (a
+notice may add the paper's citation after the title). The retracted paper itself is flagged
+retracted, and comments and replies stay works of their own.
 """
 
 from __future__ import annotations
@@ -14,48 +16,46 @@ import pandas as pd
 
 from hysem_assets.dedup.normalize import MIN_VARIANT_WORDS, is_missing, normalize_title, notice_kind, notice_subject
 
-#: The notice kinds that are about a paper without being a study: errata, corrections, corrigenda.
-#: (Retraction notices are flagged retracted, and comments and replies stay works of their own.)
-ERRATUM = "erratum"
+#: Kinds of notice: an erratum (correction, corrigendum) and a retraction notice (or expression of concern).
+ERRATUM, RETRACTION = "erratum", "retraction"
 NOTICE_COLUMNS = ("cluster_id", "notice", "notice_for")
 #: Corpus columns read to find and link notices (any may be missing).
-_NOTICE_INPUTS = ("title", "item_type", "corrects", "doi", "pmid")
+_NOTICE_INPUTS = ("title", "item_type", "notice_of", "doi", "pmid")
 
 
 def linked_notices(corpus: pd.DataFrame) -> pd.DataFrame:
-    """One row per erratum of ``corpus``: its ``cluster_id``, ``notice`` kind and the ``cluster_id``
-    of the work it corrects (``notice_for``; None when that work is not in the corpus).
+    """One row per notice of ``corpus``: its ``cluster_id``, ``notice`` kind (erratum or retraction) and the
+    ``cluster_id`` of the work it is about (``notice_for``; None when that work is not in the corpus).
 
-    A record whose source links it to the work it corrects (``corrects``: PubMed's ErratumFor, Crossref's
-    ``update-to``) is an erratum whatever its title, and the link decides; otherwise the title does.
+    A record its source links to another work (``notice_of``) is a notice whatever its title, an erratum
+    unless its title or type says retraction.
     """
     column = {c: list(corpus[c]) if c in corpus.columns else [None] * len(corpus) for c in _NOTICE_INPUTS}
-    links = [_identifiers(value) for value in column["corrects"]]
-    is_notice = [
-        bool(linked) or notice_kind(title, item) == ERRATUM
-        for linked, title, item in zip(links, column["title"], column["item_type"], strict=True)
+    links = [_identifiers(value) for value in column["notice_of"]]
+    kinds = [notice_kind(title, item) for title, item in zip(column["title"], column["item_type"], strict=True)]
+    kinds = [
+        kind if kind in (ERRATUM, RETRACTION) else ERRATUM if linked else ""
+        for kind, linked in zip(kinds, links, strict=True)
     ]
-    works = list(zip(corpus["cluster_id"], column["title"], is_notice, links, strict=True))
+    works = list(zip(corpus["cluster_id"], column["title"], kinds, links, strict=True))
     papers = {
-        normalize_title(title): cluster for cluster, title, notice, _ in works if not notice and normalize_title(title)
+        normalize_title(title): cluster for cluster, title, kind, _ in works if not kind and normalize_title(title)
     }
     known = {
-        f"{kind}:{str(value).strip().lower()}": cluster
-        for cluster, doi, pmid, notice in zip(
-            corpus["cluster_id"], column["doi"], column["pmid"], is_notice, strict=True
-        )
-        if not notice
-        for kind, value in (("doi", doi), ("pmid", pmid))
+        f"{name}:{str(value).strip().lower()}": cluster
+        for cluster, doi, pmid, kind in zip(corpus["cluster_id"], column["doi"], column["pmid"], kinds, strict=True)
+        if not kind
+        for name, value in (("doi", doi), ("pmid", pmid))
         if not is_missing(value)
     }
     rows = [
         (
             cluster,
-            ERRATUM,
+            kind,
             next((known[i] for i in linked if i in known), None) or _paper_of(notice_subject(title), papers),
         )
-        for cluster, title, notice, linked in works
-        if notice
+        for cluster, title, kind, linked in works
+        if kind
     ]
     return pd.DataFrame(rows, columns=list(NOTICE_COLUMNS), dtype=object)
 
@@ -75,6 +75,7 @@ def _paper_of(subject: str, papers: dict[str, str]) -> str | None:
 def corrections(corpus: pd.DataFrame) -> dict[str, str]:
     """Cluster id of each corrected work -> its errata as a reader finds them (DOI link, else title), "; "-joined."""
     notices = linked_notices(corpus)
+    notices = notices[notices["notice"] == ERRATUM]
     if notices.empty:
         return {}
     by_cluster = corpus.set_index("cluster_id")

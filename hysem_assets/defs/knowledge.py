@@ -34,7 +34,7 @@ def dictionary_spellings(protocol: Protocol) -> dict[str, dict[str, str]]:
 
 
 def studies(frame: pd.DataFrame, left_out: set[str]) -> pd.DataFrame:
-    """The rows of ``frame`` whose work is not in ``left_out`` (errata: no study of their own)."""
+    """The rows of ``frame`` whose work is not in ``left_out`` (notices: no study of their own)."""
     return frame[~frame["cluster_id"].isin(left_out)]
 
 
@@ -151,14 +151,14 @@ def knowledge_graph(
     protocol.check_extracted(extracted_fields, context.partition_key)
     schema = graph_schema(review_config.protocols(), protocol)
     spellings = dictionary_spellings(protocol)
-    errata = set(linked_notices(deduped_corpus)["cluster_id"])  # counted with their papers, never as studies
-    fields = canonical_fields(schema, protocol, studies(extracted_fields, errata), canonical_terms, spellings)
-    chunks = studies(vector_index, errata)
+    notices = set(linked_notices(deduped_corpus)["cluster_id"])  # counted with their papers, never as studies
+    fields = canonical_fields(schema, protocol, studies(extracted_fields, notices), canonical_terms, spellings)
+    chunks = studies(vector_index, notices)
     chunks = chunks.assign(mentions=chunk_mentions(schema, chunks, canonical_terms, spellings))
     graph = build_partition_graph(
         schema,
         context.partition_key,
-        corpus=citable_corpus(studies(deduped_corpus, errata), library, topics),
+        corpus=citable_corpus(studies(deduped_corpus, notices), library, topics),
         fields=fields,
         chunks=chunks,
         title=review.spec.title or None,
@@ -186,7 +186,7 @@ def knowledge_graph(
             "relationships": sum(summary.relationships.values()),
             "detached": summary.detached,
             "pruned": summary.pruned,
-            "errata_left_out": MetadataValue.json(sorted(errata)),
+            "notices_left_out": MetadataValue.json(sorted(notices)),
             "seconds": round(summary.seconds, 2),
             **changes.as_metadata(),
             "loaded": MetadataValue.md(table.to_markdown(index=False)),

@@ -390,10 +390,11 @@ async def _trend(question: str, filters: Filters, engine: QAEngine, route: Route
         return None, {**info, "fallback": "no included work with a publication year meets the question's conditions"}
     kind = kind_in(question, engine.schema) if label else None
     info["chart"] = trend_chart(
-        f"{question}\n{found.what(kind)} per publication year",
+        question,
         {year: len(works) for year, works in found.counted.items()},
         {year: len(works) for year, works in found.totals.items()},
         charts_dir(retriever.query),
+        found.what(kind),
     )
     counted = {c for works in found.counted.values() for c in works}
     sources = [retriever.library[c].metadata(None) for c in sorted(counted) if c in retriever.library]

@@ -66,15 +66,18 @@ def ranking_chart(title: str, counts: Sequence[tuple[str, int]], reporting: int,
     return _saved(figure, "ranking", _digest(title, shown, reporting), folder)
 
 
-def trend_chart(title: str, counted: Mapping[int, int], totals: Mapping[int, int], folder: Path) -> dict[str, str]:
-    """Per publication year, the counted works as bars in front of all included works of that year.
+def trend_chart(
+    title: str, counted: Mapping[int, int], totals: Mapping[int, int], folder: Path, what: str = "counted works"
+) -> dict[str, str]:
+    """Per publication year, the counted works (``what`` they are) as bars in front of all included works of that
+    year.
 
     Returns the paths of the SVG and the PNG written under ``folder``.
     """
     years = sorted(totals)
     figure, axes = plt.subplots(figsize=(7.5, 3.6))
     axes.bar(years, [totals[y] for y in years], color=BACKGROUND, label="all included works")
-    bars = axes.bar(years, [counted.get(y, 0) for y in years], color=COUNTED, label="counted works")
+    bars = axes.bar(years, [counted.get(y, 0) for y in years], color=COUNTED, label=what)
     axes.bar_label(bars, labels=[str(counted.get(y, 0) or "") for y in years], padding=2, fontsize=8)
     axes.set_xlabel("publication year")
     axes.set_ylabel("works")
@@ -83,4 +86,4 @@ def trend_chart(title: str, counted: Mapping[int, int], totals: Mapping[int, int
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     axes.legend(frameon=False, fontsize=8)
-    return _saved(figure, "trend", _digest(title, [[y, counted.get(y, 0), totals[y]] for y in years]), folder)
+    return _saved(figure, "trend", _digest(title, what, [[y, counted.get(y, 0), totals[y]] for y in years]), folder)

@@ -14,14 +14,18 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.dedup.notices import linked_notices
+from hysem_assets.dedup.notices import ERRATUM, RETRACTION, linked_notices
 from hysem_assets.screening.outcome import reviewed
 
 FLOW_COLUMNS = ("stage", "box", "label", "count")
 #: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
 RANKED_OUT = "ranked out"
 #: Why an erratum is not counted as a study: its paper is (the excluded box gives this reason).
-ERRATUM_REASON = "erratum (counted with the work it corrects)"
+#: Why a notice is no study, by its kind (see :mod:`hysem_assets.dedup.notices`).
+NOTICE_REASONS = {
+    ERRATUM: "erratum (counted with the work it corrects)",
+    RETRACTION: "retraction notice (counted with the work it retracts)",
+}
 #: Boxes whose count is the sum of their reasons (rows named "box:reason").
 BROKEN_DOWN = ("identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "included")
 #: (box, minus these boxes, equals this box): the arithmetic of the flow.
@@ -88,7 +92,7 @@ def included_works(
     corpus: pd.DataFrame, screening: pd.DataFrame, pdfs: pd.DataFrame, parsed: pd.DataFrame
 ) -> list[str]:
     """Cluster ids of the included studies, in corpus order: let through by screening, not
-    excluded (by a reviewer, retracted, or an erratum of another work), retrieved and readable."""
+    excluded (by a reviewer, retracted, or a notice about another work), retrieved and readable."""
     through = set(screening.loc[screening["proceeds"].astype(bool), "cluster_id"])
     excluded = set(not_studies(corpus))
     saved = set(pdfs.loc[pdfs["status"] == "saved", "cluster_id"])
@@ -97,14 +101,14 @@ def included_works(
 
 
 def not_studies(corpus: pd.DataFrame) -> dict[str, str]:
-    """Works that are no study of their own, with why: retracted, or an erratum (counted with the
-    work it corrects, see :mod:`hysem_assets.dedup.notices`)."""
+    """Works that are no study of their own, with why: retracted, or a notice about another work (an erratum
+    or a retraction notice, counted with that work, see :mod:`hysem_assets.dedup.notices`)."""
     why: dict[str, str] = {}
     if "is_retracted" in corpus.columns:
         flags = corpus["is_retracted"].astype("boolean").fillna(False).astype(bool)
         why.update(dict.fromkeys(corpus.loc[flags, "cluster_id"], "retracted"))
     for notice in linked_notices(corpus).itertuples():
-        why.setdefault(notice.cluster_id, ERRATUM_REASON)
+        why.setdefault(notice.cluster_id, NOTICE_REASONS[notice.notice])
     return why
 
 

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from hysem_assets.core.identifiers import normalize_doi
-from hysem_assets.sources.enrichment_fields import CORRECTION_TYPES, RETRACTION_TYPES, UNPUBLISHED_TYPES
+from hysem_assets.sources.enrichment_fields import NOTICE_TYPES, RETRACTION_TYPES, UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.fields import clean_text, load_json_object
 
@@ -53,7 +53,7 @@ def enrichment(message: dict[str, Any]) -> dict[str, Any]:
         "is_retracted": True if _updates(message.get("updated-by")) else None,
         "is_published": None if item_type is None else item_type not in UNPUBLISHED_TYPES,
         "license": licences[0] if licences else None,
-        "corrects": "; ".join(f"doi:{doi}" for doi in sorted(_updates(message.get("update-to"), CORRECTION_TYPES)))
+        "notice_of": "; ".join(f"doi:{doi}" for doi in sorted(_updates(message.get("update-to"), NOTICE_TYPES)))
         or None,
     }
 

@@ -13,7 +13,7 @@ ENRICHMENT_COLUMNS: tuple[str, ...] = (
     "openalex_id",
     "license",
     "oa_status",
-    "corrects",
+    "notice_of",
 )
 
 #: Item types that mark a version not (yet) published in a journal or book.
@@ -22,5 +22,5 @@ UNPUBLISHED_TYPES = frozenset({"preprint", "posted-content", "posted content"})
 #: Crossref update types that withdraw a work.
 RETRACTION_TYPES = frozenset({"retraction", "withdrawal", "removal"})
 
-#: Crossref update types that correct a work without withdrawing it.
-CORRECTION_TYPES = frozenset({"correction", "erratum", "corrigendum"})
+#: Crossref update types of a notice about a work: it corrects or withdraws it.
+NOTICE_TYPES = RETRACTION_TYPES | {"correction", "erratum", "corrigendum", "expression_of_concern"}

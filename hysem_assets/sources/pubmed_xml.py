@@ -202,7 +202,7 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
         pages=_pages(item),
         item_type=_item_type(publication_types),
         publication_types="; ".join(publication_types) or None,
-        corrects=_corrected(citation),
+        notice_of=_notice_of(citation),
         language=clean_text(item.findtext("Language")),
         oa_url=_pmc_url(article.find("PubmedData/ArticleIdList")),
         raw=_serialize(article),
@@ -210,12 +210,16 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
     return record
 
 
-def _corrected(citation: ET.Element) -> str | None:
-    """The works an erratum corrects, from its ``CommentsCorrections RefType="ErratumFor"`` links: "pmid:N"."""
+#: ``CommentsCorrections`` link types from a notice to the work it is about (an erratum, a retraction notice).
+_NOTICE_LINKS = ("ErratumFor", "RetractionOf", "ExpressionOfConcernFor")
+
+
+def _notice_of(citation: ET.Element) -> str | None:
+    """The works a notice corrects or retracts, from its ``CommentsCorrections`` links: "pmid:N"."""
     found = [
         f"pmid:{pmid}"
-        for link in citation.iterfind("CommentsCorrectionsList/CommentsCorrections[@RefType='ErratumFor']")
-        if (pmid := _text(link.find("PMID")))
+        for link in citation.iterfind("CommentsCorrectionsList/CommentsCorrections")
+        if link.get("RefType") in _NOTICE_LINKS and (pmid := _text(link.find("PMID")))
     ]
     return "; ".join(dict.fromkeys(found)) or None
 

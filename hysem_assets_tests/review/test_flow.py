@@ -5,7 +5,7 @@ import pandas as pd
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
 from hysem_assets.review.flow import (
-    ERRATUM_REASON,
+    NOTICE_REASONS,
     FlowInputs,
     included_works,
     prisma_counts,
@@ -121,6 +121,7 @@ def test_an_erratum_is_no_study_its_paper_is_counted_once():
     corpus.loc[corpus["cluster_id"] == "w2", "title"] = "Erratum: Study w1"  # w2 corrects w1
     inputs = FlowInputs(tables.raw(), corpus, tables.screening(), tables.pdfs(), tables.parsed())
     counts = dict(zip(prisma_counts(inputs)["box"], prisma_counts(inputs)["count"]))
-    assert counts["excluded"] == 2 and counts[f"excluded:{ERRATUM_REASON}"] == 1 and counts["excluded:retracted"] == 1
+    erratum = NOTICE_REASONS["erratum"]
+    assert counts["excluded"] == 2 and counts[f"excluded:{erratum}"] == 1 and counts["excluded:retracted"] == 1
     assert included_works(corpus, tables.screening(), tables.pdfs(), tables.parsed()) == ["w1"]
     assert counts["included"] == 1 and reconcile(prisma_counts(inputs)) == []

@@ -65,6 +65,6 @@ def test_retraction_notice_and_retracted_work():
         "updated-by": [{"DOI": "10.5555/N.1", "type": "retraction"}],
     }
     assert enrichment(target)["is_retracted"] is True
-    assert enrichment(notice)["corrects"] == "doi:10.5555/c"  # the correction it also is
-    assert enrichment(target)["corrects"] is None
+    assert enrichment(notice)["notice_of"] == "doi:10.5555/c; doi:10.5555/t.1"  # what it corrects and retracts
+    assert enrichment(target)["notice_of"] is None
     assert enrichment({"DOI": "10.1101/x", "type": "posted-content"})["is_published"] is False
