@@ -212,3 +212,15 @@ def test_terms_combine_with_and_or_and_not(engine):
     ]
     assert summary_in(sizes["claims"][0]["text"], "participants") == independent_summary(ozone)
     assert "not MLMethod: random forest" in sizes["claims"][0]["text"]
+
+
+def test_what_the_works_on_a_term_measure_is_counted_among_those_works(engine):
+    answer, details = ask(engine, "Which outcomes do studies using random forest or XGBoost measure, and how often?")
+    assert answer["route"] == "ranking" and details["terms"] == {"MLMethod": ["random forest", "XGBoost"]}
+    works = [a for a in ARTICLES if {"random forest", "XGBoost"} & set(a["ml"])]
+    ranked = {
+        m[1]: int(m[2])
+        for c in details["claims"][1:]
+        if (m := re.fullmatch(r"(.+): (\d+) of \d+ works \([\d.]+%\)\.", c["text"]))
+    }
+    assert ranked == dict(Counter(outcome for a in works for outcome in a["out"]))
