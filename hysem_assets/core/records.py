@@ -27,7 +27,7 @@ CORE_COLUMNS: tuple[str, ...] = (
     "pages",
     "item_type",  # source's own type, lower case ("journal-article", "erratum", "book", ...)
     "publication_types",  # every type the source states, "; "-separated (PubMed's PublicationType list)
-    "notice_of",  # what a notice corrects or retracts: "pmid:N" / "doi:D", "; "-separated (PubMed, Crossref links)
+    "notice_of",  # what a notice is about: "erratum:pmid:N", "retraction:doi:D", "; "-separated (PubMed, Crossref)
     "language",  # ISO 639 code as the source gives it
     "pmid",
     "openalex_id",  # "W123..." without the URL prefix

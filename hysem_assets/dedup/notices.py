@@ -27,15 +27,14 @@ def linked_notices(corpus: pd.DataFrame) -> pd.DataFrame:
     """One row per notice of ``corpus``: its ``cluster_id``, ``notice`` kind (erratum or retraction) and the
     ``cluster_id`` of the work it is about (``notice_for``; None when that work is not in the corpus).
 
-    A record its source links to another work (``notice_of``) is a notice whatever its title, an erratum
-    unless its title or type says retraction.
+    A record its source links to another work (``notice_of``) is a notice whatever its title, of the kind
+    the link states; otherwise its title or type decides.
     """
     column = {c: list(corpus[c]) if c in corpus.columns else [None] * len(corpus) for c in _NOTICE_INPUTS}
-    links = [_identifiers(value) for value in column["notice_of"]]
-    kinds = [notice_kind(title, item) for title, item in zip(column["title"], column["item_type"], strict=True)]
+    links = [_links(value) for value in column["notice_of"]]
     kinds = [
-        kind if kind in (ERRATUM, RETRACTION) else ERRATUM if linked else ""
-        for kind, linked in zip(kinds, links, strict=True)
+        _linked_kind(linked) or (kind if (kind := notice_kind(title, item)) in (ERRATUM, RETRACTION) else "")
+        for linked, title, item in zip(links, column["title"], column["item_type"], strict=True)
     ]
     works = list(zip(corpus["cluster_id"], column["title"], kinds, links, strict=True))
     papers = {
@@ -52,7 +51,7 @@ def linked_notices(corpus: pd.DataFrame) -> pd.DataFrame:
         (
             cluster,
             kind,
-            next((known[i] for i in linked if i in known), None) or _paper_of(notice_subject(title), papers),
+            next((known[i] for _, i in linked if i in known), None) or _paper_of(notice_subject(title), papers),
         )
         for cluster, title, kind, linked in works
         if kind
@@ -60,9 +59,16 @@ def linked_notices(corpus: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(NOTICE_COLUMNS), dtype=object)
 
 
-def _identifiers(value: object) -> list[str]:
-    """ "pmid:1; doi:10.1/X" -> ["pmid:1", "doi:10.1/x"]."""
-    return [] if is_missing(value) else [part.strip().lower() for part in str(value).split(";") if part.strip()]
+def _links(value: object) -> list[tuple[str, str]]:
+    """ "erratum:pmid:1; retraction:doi:10.1/X" -> [("erratum", "pmid:1"), ("retraction", "doi:10.1/x")]."""
+    parts = [] if is_missing(value) else [part.strip().lower() for part in str(value).split(";") if part.strip()]
+    return [(kind, identifier) for kind, _, identifier in (part.partition(":") for part in parts) if identifier]
+
+
+def _linked_kind(links: list[tuple[str, str]]) -> str:
+    """The kind of notice its source links say it is: a retraction if any link retracts, else an erratum."""
+    kinds = {kind for kind, _ in links}
+    return RETRACTION if RETRACTION in kinds else ERRATUM if kinds else ""
 
 
 def _paper_of(subject: str, papers: dict[str, str]) -> str | None:

@@ -133,12 +133,20 @@ class ModelAuditor(_ModelBacked):
 
 
 class ModelCypherWriter(_ModelBacked):
-    """Samples ``candidates`` queries: the first at temperature 0, the others at ``temperature``, each its own seed."""
+    """Samples ``candidates`` queries: the first at temperature 0, the others at ``temperature``, each its own seed,
+    with the backend's other parameters (``params``, its configured ones) kept."""
 
-    def __init__(self, backend: LLMBackend, candidates: int = 3, temperature: float = 0.7) -> None:
+    def __init__(
+        self,
+        backend: LLMBackend,
+        candidates: int = 3,
+        temperature: float = 0.7,
+        params: GenerationParams | None = None,
+    ) -> None:
         super().__init__(backend)
         self.candidates = candidates
         self.temperature = temperature
+        self.params = params or GenerationParams()
 
     async def write(
         self, question: str, filters: Filters, schema: GraphSchema, query: str, examples: Sequence[CypherExample]
@@ -155,7 +163,7 @@ class ModelCypherWriter(_ModelBacked):
             user += f"\nCanonical terms it excludes, by label: {json.dumps(filters.excluded)}"
         found = []
         for n in range(self.candidates):
-            params = GenerationParams(temperature=self.temperature if n else 0.0, seed=n)
+            params = self.params.model_copy(update={"temperature": self.temperature if n else 0.0, "seed": n})
             try:
                 answer = await self._json(system, user, CYPHER_SCHEMA, params)
             except MalformedOutput as exc:

@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from hysem_assets.core.matcher import TermMatcher
+from hysem_assets.core.matcher import TermMatcher, is_abbreviation
 from hysem_assets.qa.comparisons import Comparison, format_number, parse_comparison
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.drafts import Claim, Draft
-from hysem_assets.qa.number_fields import NumberField, NumericTarget, numeric_target
+from hysem_assets.qa.number_fields import NumberField, NumericTarget, mentions, numeric_target
+from hysem_assets.qa.numeric import bound_condition
 from hysem_assets.qa.sources import Library, clean
-from hysem_assets.qa.symbolic import describe_filters, term_conditions
-from hysem_assets.qa.terms import Filters
+from hysem_assets.qa.symbolic import article_relationship, describe_filters, term_conditions
+from hysem_assets.qa.terms import Filters, split_negated
 from hysem_assets.settings.protocols import Protocol
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
@@ -39,15 +40,23 @@ STATISTIC = re.compile(
     r"|descriptive statistics|how\s+(?:large|big|small|long)|(?P<end>largest|biggest|smallest|longest|shortest))\b",
     re.IGNORECASE,
 )
+#: The size of works themselves, which the count of participants measures.
+_SIZE = re.compile(
+    r"\b(?:(?:largest|biggest|smallest)\s+(?:\w+\s+)?(?:studies|trials|cohorts|samples|works|articles|papers)"
+    r"|(?:studies|trials|cohorts|samples|works|articles|papers)\s+(?:are|were)\s+(?:the\s+)?(?:largest|biggest|smallest)"
+    r"|how\s+(?:large|big|small)\s+(?:are|were|is|was)\s+(?:the\s+)?(?:studies|trials|cohorts|samples|works))\b",
+    re.IGNORECASE,
+)
 #: Words that compare groups ("cohort studies versus trials"): a statistics question when it names groups.
 _COMPARING = re.compile(r"\b(?:compar\w*|versus|vs\.?|differ\w*|contrast\w*)\b", re.IGNORECASE)
 #: Words that ask how something changed over the publication years ("over time", "per year", "since 2015").
 TREND = re.compile(
     r"\b(?:over\s+time|through\s+time|over\s+the\s+(?:years|decades?|(?:past|last)\s+\w+\s+(?:years|decades))"
     r"|by\s+(?:publication\s+)?year|(?:per|each|every)\s+publication\s+year|year\s+(?:by|on|over)\s+year"
-    r"|(?:published|publications?|studies|articles|papers|works|trials)\s+(?:\w+\s+){0,2}?(?:per|each|every|a)\s+year"
+    r"|(?:published|publications?|studies|articles|papers|works|trials)\s+(?:\w+\s+){0,2}?(?:per|each|every)\s+year"
     r"|time\s+trends?|temporal\s+(?:trends?|patterns?|distribution)"
-    r"|(?:chang|evolv|grow|grown|increas|decreas|declin|ris|risen|shift)\w*\s+(?:[\w-]+\s+){0,3}?"
+    r"|(?:chang\w*|evolv\w*|grow(?:n|s|th|ing)?|grew|increas\w*|decreas\w*|declin\w*|ris(?:e[sn]?|ing)|rose|shift\w*)"
+    r"\s+(?:[\w-]+\s+){0,3}?"
     r"(?:(?:since|from|after|between)\s+(?:1[89]|20)\d\d|in\s+recent\s+years))\b",
     re.IGNORECASE,
 )
@@ -69,10 +78,6 @@ def _words_of(text: str) -> str:
     return re.sub(r"[-_]", " ", text.casefold())
 
 
-def _mentions(text: str, phrase: str) -> bool:
-    return re.search(rf"\b{re.escape(phrase.casefold())}\b", text) is not None
-
-
 # -- categories a question names ------------------------------------------------------------------
 
 
@@ -91,9 +96,25 @@ class Categories:
         return self.field.replace("_", " ")
 
 
-def _cue_phrases(description: str) -> list[str]:
-    """The short comma-separated phrases of a category value's description (its cues), not its prose."""
-    return [p.strip() for p in description.split(",") if p.strip() and len(p.split()) <= 4 and "(" not in p]
+#: Words that say nothing of which category a phrase names ("studies included", "this review").
+_GENERAL = {
+    "a", "an", "the", "this", "these", "we", "our", "of", "in", "to", "were", "was", "is", "are", "with", "and", "or",
+    "study", "studies", "trial", "trials", "review", "analysis", "included", "include", "data", "model", "models",
+    "patients", "participants", "update", "overview", "chapter",
+}  # fmt: skip
+
+
+def group_spellings(phrases: Iterable[str]) -> list[str]:
+    """The phrases that can name a category in a question: an abbreviation ("RCT"), or two or more words of which
+    one says something ("cohort study", not "studies included"); a single common word names nothing for sure."""
+    found = []
+    for phrase in (p.strip() for p in phrases):
+        words = phrase.casefold().split()
+        if not phrase or "(" in phrase or len(words) > 4:
+            continue
+        if is_abbreviation(phrase) or (len(words) >= 2 and not set(words) <= _GENERAL and words[0] not in _GENERAL):
+            found.append(phrase)
+    return found
 
 
 def category_fields(schema: GraphSchema, protocol: Protocol | None) -> list[Categories]:
@@ -108,9 +129,13 @@ def category_fields(schema: GraphSchema, protocol: Protocol | None) -> list[Cate
         spellings: dict[str, str] = {value: value for value in spec.values}
         if protocol is not None and name in {f.name for f in protocol.fields}:
             for value, description in (protocol.field(name).values or {}).items():
-                spellings.update((cue, value) for cue in _cue_phrases(description) if cue not in spellings)
+                spellings.update(
+                    (cue, value) for cue in group_spellings(description.split(",")) if cue not in spellings
+                )
         if name in dictionaries:
-            spellings.update(dictionaries[name].spellings)
+            canonical = dict(dictionaries[name].spellings)
+            spellings.update({value: value for value in canonical.values()})
+            spellings.update((s, canonical[s]) for s in group_spellings(canonical) if s not in spellings)
         found.append(Categories(name, spec.property, tuple(spec.words), TermMatcher(spellings)))
     return found
 
@@ -129,21 +154,30 @@ def categories_in(question: str, categories: Sequence[Categories]) -> Categories
 
 @dataclass(frozen=True)
 class Groups:
-    """Works split by a property of categories: the values named, or every value when none is."""
+    """Works split by a property of categories: the values named (every value when none is), less those the
+    question excludes ("excluding randomised trials")."""
 
     categories: Categories
     values: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+
+    @property
+    def split(self) -> bool:
+        """Whether the works are split into groups: values named, or a split by the field asked for."""
+        return bool(self.values) or not self.excluded
 
 
 def named_groups(question: str, categories: Sequence[Categories], besides: Sequence[str] = ()) -> Groups | None:
-    """The categories a question names ("randomised trials versus cohort studies"), or a field it asks to split
-    by ("by study design"); None when it does neither. The phrases ``besides`` (the number summarised, as the
-    question names it) are no category, even where a category's cues list them ("follow-up")."""
+    """The categories a question names ("randomised trials versus cohort studies") or excludes, or a field it
+    asks to split by ("by study design"); None when it does none of these. The phrases ``besides`` (the number
+    summarised, as the question names it) are no category."""
     for phrase in besides:
         question = re.sub(rf"\b{re.escape(phrase)}\b", " ", question, flags=re.IGNORECASE)
+    kept, negated = split_negated(question)
     for each in categories:
-        if values := tuple(each.values.find(question)):
-            return Groups(each, values)
+        values, excluded = tuple(each.values.find(kept)), tuple(each.values.find(negated))
+        if values or excluded:
+            return Groups(each, values, excluded)
     text = _words_of(question)
     for each in categories:
         if any(
@@ -168,15 +202,6 @@ def distribution_plan(schema: GraphSchema, query: str, categories: Categories, f
 # -- conditions shared by both routes -------------------------------------------------------------
 
 
-def _bound(prop: str, comparison: Comparison, parameters: dict[str, Any]) -> str:
-    column = f"a.`{prop}`"
-    if comparison.op == "between":
-        parameters |= {"low": comparison.low, "high": comparison.high}
-        return f"{column} >= $low AND {column} <= $high"
-    parameters["bound"] = float(comparison.low if comparison.op in (">", ">=") else comparison.high)  # type: ignore[arg-type]
-    return f"{column} {comparison.op} $bound"
-
-
 def conditions(
     schema: GraphSchema,
     filters: Filters,
@@ -187,10 +212,15 @@ def conditions(
     """Conditions on Article ``a``: the terms' filters, a comparison on a number property, the named categories."""
     found = term_conditions(schema, filters.required, parameters, excluded=filters.excluded)
     if bound is not None and bound.field.article_property is not None:
-        found.append(_bound(bound.field.article_property, bound.comparison, parameters))
+        condition, values = bound_condition(bound.field.article_property, bound.comparison)
+        parameters |= values
+        found.append(condition)
     if groups is not None and groups.values:
         parameters["groups"] = list(groups.values)
         found.append(f"a.`{groups.categories.prop}` IN $groups")
+    if groups is not None and groups.excluded:
+        parameters["other_groups"] = list(groups.excluded)
+        found.append(f"NOT a.`{groups.categories.prop}` IN $other_groups")
     return found
 
 
@@ -201,17 +231,28 @@ def comparison_bound(question: str, numbers: Sequence[NumberField]) -> NumericTa
     return target if target is not None and target.field.article_property is not None else None
 
 
-def _rows(graph: GraphStore, schema: GraphSchema, plan: CypherPlan, library: Library, keep_retracted: bool):
-    """The plan's rows, less the works the library marks retracted (unless kept); and those retracted."""
-    validate_cypher(plan, schema)
-    rows = graph.query(plan.cypher, plan.parameters)
-    if rows.empty:
-        return rows, []
-    cluster = rows["cluster_id"].astype(str)
-    retracted = sorted({c for c in cluster if c in library and library[c].retracted})
-    if retracted and not keep_retracted:
-        rows = rows[~cluster.isin(retracted)]
-    return rows, retracted
+@dataclass(frozen=True)
+class GraphScope:
+    """Where an aggregation reads: the graph and its schema, the partition, its library, and whether retracted
+    works count."""
+
+    graph: GraphStore
+    schema: GraphSchema
+    query: str
+    library: Library
+    keep_retracted: bool = False
+
+    def rows(self, plan: CypherPlan) -> tuple[pd.DataFrame, list[str]]:
+        """The plan's rows, less the works the library marks retracted (unless kept); and those retracted."""
+        validate_cypher(plan, self.schema)
+        rows = self.graph.query(plan.cypher, plan.parameters)
+        if rows.empty:
+            return rows, []
+        cluster = rows["cluster_id"].astype(str)
+        retracted = sorted({c for c in cluster if c in self.library and self.library[c].retracted})
+        if retracted and not self.keep_retracted:
+            rows = rows[~cluster.isin(retracted)]
+        return rows, retracted
 
 
 def _citations(keys: Sequence[str], library: Library) -> tuple[dict[str, Any], ...]:
@@ -254,6 +295,11 @@ class Summary:
         return dict(self.__dict__)
 
 
+def _first_upper(text: str) -> str:
+    """The text with its first letter a capital, the rest as written ("AUC" stays)."""
+    return text[:1].upper() + text[1:]
+
+
 def _shown(value: float) -> str:
     """A statistic as a reader wants it: whole above 100, three significant digits below."""
     return format_number(round(value) if abs(value) >= 100 else float(f"{value:.3g}"))
@@ -269,6 +315,11 @@ class StatisticsQuestion:
     bound: NumericTarget | None
     why: str
 
+    @property
+    def split(self) -> bool:
+        """Whether the works are summarised per group besides all together."""
+        return self.groups is not None and self.groups.split
+
 
 def statistics_question(
     question: str, numbers: Sequence[NumberField], categories: Sequence[Categories]
@@ -283,10 +334,10 @@ def statistics_question(
         return None
     text = _words_of(question)
     properties = [f for f in numbers if f.article_property is not None]
-    named = [f for f in properties if any(_mentions(text, w) for w in f.words)]
+    named = [f for f in properties if any(mentions(text, w) for w in f.words)]
     field = next((f for f in named if f.kind != "year"), named[0] if named else None)
     why = f'"{match.group(0)}" of {field.label}' if field else ""
-    if field is None and re.search(r"\b(?:studies|trials|cohorts|samples|works|articles|papers)\b", text):
+    if field is None and _SIZE.search(question):  # "the largest studies", "how large are the trials"
         field = next((f for f in properties if f.kind == "count"), None)
         why = f'"{match.group(0)}" of works: their {field.label}' if field else ""
     if field is None:
@@ -294,8 +345,8 @@ def statistics_question(
     bound = comparison_bound(question, numbers)
     end = match.group("end").casefold() if match.re is STATISTIC and match.group("end") else None
     groups = named_groups(question.replace("-", " "), categories, besides=field.words)
-    if match.re is _COMPARING and groups is None:
-        return None  # "compared with" alone is a comparison within a study, which passages answer
+    if match.re is _COMPARING and (groups is None or not groups.values):
+        return None  # "compared with" without groups is a comparison within a study, which passages answer
     return StatisticsQuestion(field, end, groups, bound, why)
 
 
@@ -315,7 +366,7 @@ class StatisticsAnswer:
     def summaries(self) -> dict[str | None, Summary]:
         """The summary of all works (key None), then one per group, largest group first."""
         found: dict[str | None, Summary] = {None: Summary.of(self.rows["value"].tolist())}
-        if self.asked.groups is not None:
+        if self.asked.split:
             sizes = self.rows.groupby("category")["value"].agg(list)
             for group in sorted(sizes.index, key=lambda g: (-len(sizes[g]), str(g))):
                 found[str(group)] = Summary.of(sizes[group])
@@ -329,7 +380,9 @@ class StatisticsAnswer:
             "property": self.asked.field.article_property,
             "unit": self.asked.field.unit,
             "why": self.asked.why,
-            "groups": None if groups is None else {"field": groups.categories.field, "values": list(groups.values)},
+            "groups": None
+            if groups is None
+            else {"field": groups.categories.field, "values": list(groups.values), "excluded": list(groups.excluded)},
             "condition": None if self.asked.bound is None else self.asked.bound.comparison.text,
             "cypher": self.plan.cypher,
             "parameters": self.plan.parameters,
@@ -339,14 +392,14 @@ class StatisticsAnswer:
 
 
 def statistics_plan(schema: GraphSchema, query: str, asked: StatisticsQuestion, filters: Filters) -> CypherPlan:
-    """Rows ``(article, cluster_id, title, value[, group])`` of the works stating the number and meeting every
+    """Rows ``(article, cluster_id, title, value[, category])`` of the works stating the number and meeting every
     condition."""
     prop = asked.field.article_property
     assert prop is not None
     parameters: dict[str, Any] = {"query": query}
     where = [f"a.`{prop}` IS NOT NULL", *conditions(schema, filters, parameters, asked.bound, asked.groups)]
     returned = f"a.key AS article, a.cluster_id AS cluster_id, a.title AS title, a.`{prop}` AS value"
-    if asked.groups is not None:
+    if asked.groups is not None and asked.split:
         where.append(f"a.`{asked.groups.categories.prop}` IS NOT NULL")
         returned += f", a.`{asked.groups.categories.prop}` AS category"
     return CypherPlan(
@@ -355,31 +408,24 @@ def statistics_plan(schema: GraphSchema, query: str, asked: StatisticsQuestion, 
     )
 
 
-def run_statistics(
-    asked: StatisticsQuestion,
-    *,
-    graph: GraphStore,
-    schema: GraphSchema,
-    query: str,
-    filters: Filters,
-    library: Library,
-    included: int,
-    keep_retracted: bool = False,
-) -> StatisticsAnswer:
-    plan = statistics_plan(schema, query, asked, filters)
-    rows, retracted = _rows(graph, schema, plan, library, keep_retracted)
+def run_statistics(asked: StatisticsQuestion, scope: GraphScope, filters: Filters, included: int) -> StatisticsAnswer:
+    """The works stating the number under the question's conditions; ``included``: the partition's works."""
+    plan = statistics_plan(scope.schema, scope.query, asked, filters)
+    rows, retracted = scope.rows(plan)
     if not rows.empty:
         rows = rows.assign(value=rows["value"].astype(float), cluster_id=rows["cluster_id"].astype(str))
     return StatisticsAnswer(asked, filters, rows, included, plan, retracted)
 
 
 def describe_conditions(filters: Filters, bound: NumericTarget | None, groups: Groups | None) -> str:
-    """ " (filters: MLMethod: random forest; publication year at least 2015)", or "" without any."""
+    """ " (filters: Label: term; not Label: term; publication year at least 2015)", or "" without any."""
     said = [describe_filters(filters.required, filters.excluded)] if filters.required or filters.excluded else []
     if bound is not None:
         said.append(f"{bound.field.label} {bound.comparison.describe(grouped=bound.field.kind != 'year')}")
     if groups is not None and groups.values:
         said.append(f"{groups.categories.label}: {', '.join(groups.values)}")
+    if groups is not None and groups.excluded:
+        said.append(f"not {groups.categories.label}: {', '.join(groups.excluded)}")
     return f" (filters: {'; '.join(said)})" if said else ""
 
 
@@ -390,7 +436,7 @@ def statistics_draft(found: StatisticsAnswer, library: Library) -> Draft:
     label = asked.field.label
     summaries = found.summaries()
     overall = summaries.pop(None)
-    grouped = f" and a {asked.groups.categories.label}" if asked.groups is not None else ""
+    grouped = f" and a {asked.groups.categories.label}" if asked.groups is not None and asked.split else ""
     said = describe_conditions(found.filters, asked.bound, asked.groups)
     missing = [v for v in asked.groups.values if v not in summaries] if asked.groups is not None else []
     if missing:
@@ -402,7 +448,7 @@ def statistics_draft(found: StatisticsAnswer, library: Library) -> Draft:
             _citations(list(rows["cluster_id"]), library),
         )
     ]
-    if asked.groups is not None:
+    if asked.split:
         by_group = rows.assign(category=rows["category"].astype(str)).groupby("category")["cluster_id"].agg(list)
         claims += [
             Claim(
@@ -416,7 +462,8 @@ def statistics_draft(found: StatisticsAnswer, library: Library) -> Draft:
     if asked.end:
         ranks = ("", "2nd ", "3rd ", *(f"{n}th " for n in range(4, TOP + 1)))
         ends = [
-            (f"{ranks[n]}{asked.end} {label}".capitalize(), row) for n, row in enumerate(ordered.head(TOP).itertuples())
+            (_first_upper(f"{ranks[n]}{asked.end} {label}"), row)
+            for n, row in enumerate(ordered.head(TOP).itertuples())
         ]
     else:
         ends = [(f"Largest {label}", next(ordered.itertuples())), (f"Smallest {label}", ordered.iloc[::-1].iloc[0])]
@@ -450,7 +497,7 @@ def trend_question(
     year = next((f for f in numbers if f.kind == "year"), None)
     if bound is None and comparison is not None and year is not None and _is_year(comparison):
         bound = NumericTarget(year, comparison, "a year bounds a trend's publication years", named=True)
-    return TrendQuestion(label, bound, groups if groups and groups.values else None)
+    return TrendQuestion(label, bound, groups if groups and (groups.values or groups.excluded) else None)
 
 
 def _is_year(comparison: Comparison) -> bool:
@@ -470,9 +517,7 @@ def trend_plans(
     parameters: dict[str, Any] = {"query": query}
     where = ["a.year IS NOT NULL", *conditions(schema, filters, parameters, asked.bound, asked.groups)]
     if asked.label is not None and not filters.required.get(asked.label):
-        relationship = next(
-            t for t, source, target in schema.relationship_pairs() if source == "Article" and target == asked.label
-        )
+        relationship = article_relationship(schema, asked.label)
         where.append(f"EXISTS {{ MATCH (a)-[:`{relationship}`]->(:`{asked.label}`) }}")
     all_parameters: dict[str, Any] = {"query": query}
     all_where = ["a.year IS NOT NULL", *conditions(schema, Filters({}), all_parameters, years)]
@@ -511,6 +556,7 @@ class TrendAnswer:
             "label": self.asked.label,
             "condition": None if self.asked.bound is None else self.asked.bound.comparison.text,
             "groups": None if self.asked.groups is None else list(self.asked.groups.values),
+            "excluded_groups": None if self.asked.groups is None else list(self.asked.groups.excluded),
             "cypher": self.plan.cypher,
             "parameters": self.plan.parameters,
             "years": {str(y): {"works": len(self.counted[y]), "of": len(self.totals[y])} for y in self.totals},
@@ -525,19 +571,11 @@ def _by_year(rows: pd.DataFrame) -> dict[int, list[str]]:
     return {year: sorted(set(works)) for year, works in found.items()}
 
 
-def run_trend(
-    asked: TrendQuestion,
-    *,
-    graph: GraphStore,
-    schema: GraphSchema,
-    query: str,
-    filters: Filters,
-    library: Library,
-    keep_retracted: bool = False,
-) -> TrendAnswer:
-    plan, all_plan = trend_plans(schema, query, asked, filters)
-    counted_rows, retracted = _rows(graph, schema, plan, library, keep_retracted)
-    total_rows, _ = _rows(graph, schema, all_plan, library, keep_retracted)
+def run_trend(asked: TrendQuestion, scope: GraphScope, filters: Filters) -> TrendAnswer:
+    """The counted works and all works per publication year, over the years the partition's works span."""
+    plan, all_plan = trend_plans(scope.schema, scope.query, asked, filters)
+    counted_rows, retracted = scope.rows(plan)
+    total_rows, _ = scope.rows(all_plan)
     counted, totals = _by_year(counted_rows), _by_year(total_rows)
     years = range(min(totals), max(totals) + 1) if totals else range(0)
     return TrendAnswer(

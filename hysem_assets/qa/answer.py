@@ -27,6 +27,7 @@ from hysem_assets.knowledge.build import article_key
 from hysem_assets.qa.agents import Auditor, CypherWriter, Generator
 from hysem_assets.qa.aggregates import (
     Categories,
+    GraphScope,
     distribution_plan,
     run_statistics,
     run_trend,
@@ -133,7 +134,7 @@ class QAEngine:
     categories: list[Categories] = field(default_factory=list)
     #: Template queries over the schema, the closest of which a Cypher-writing model sees as examples.
     cypher_examples: list[CypherExample] = field(default_factory=list)
-    #: Rows a model's query may return; one that returns more is discarded.
+    #: Rows (names, or works when it names none) a model query's answer may have; one with more is discarded.
     cypher_max_rows: int = 100
     #: ``extracted_fields``: records fields and every value's evidence sentence.
     extracted: pd.DataFrame | None = None
@@ -265,7 +266,12 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
         return None, _without_graph(engine)
     target = target_label(question, engine.schema)
     subject = ranked_subject(question, engine.schema, engine.categories) if route == "ranking" else None
-    if engine.cypher_writer is None and target is None and subject is None and not filters.required:
+    if (
+        engine.cypher_writer is None
+        and target is None
+        and subject is None
+        and not (filters.required or filters.excluded)
+    ):
         return None, {"refused": "the question names no entity kind and no term the graph knows"}
     if route == "ranking" and subject is None:
         return None, {"refused": "a ranking needs an entity kind or a field of categories, and the question names none"}
@@ -286,7 +292,7 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
     info = {"cypher": found.plan.cypher, "parameters": found.plan.parameters, "author": found.plan.author}
     if candidates:
         info["candidates"] = candidates
-    info["target"] = target
+    info["target"] = subject.field if isinstance(subject, Categories) else target
     include = retriever.settings.include_retracted
     retracted = {key: record.cluster_id for key, record in found.records.items() if record.retracted}
     if retracted and not include:
@@ -326,6 +332,15 @@ async def _model_answer(
     return agreed_answer(candidates, run)
 
 
+def graph_scope(engine: QAEngine) -> GraphScope:
+    """The engine's graph, schema, partition and library, as the aggregations read them."""
+    retriever = engine.retriever
+    assert retriever.graph is not None
+    return GraphScope(
+        retriever.graph, engine.schema, retriever.query, retriever.library, retriever.settings.include_retracted
+    )
+
+
 def included_works(engine: QAEngine) -> int:
     """How many works the partition includes, retracted ones left out unless the settings keep them."""
     retriever = engine.retriever
@@ -343,25 +358,17 @@ async def _statistics(question: str, filters: Filters, engine: QAEngine, route: 
         return None, {"refused": "the question names no number property the graph holds"}
     if retriever.graph is None:
         return None, _without_graph(engine)
-    include = retriever.settings.include_retracted
     try:
-        found = run_statistics(
-            asked,
-            graph=retriever.graph,
-            schema=engine.schema,
-            query=retriever.query,
-            filters=filters,
-            library=retriever.library,
-            included=included_works(engine),
-            keep_retracted=include,
-        )
+        found = run_statistics(asked, graph_scope(engine), filters, included_works(engine))
     except CypherRejected as exc:
         return None, {"refused": str(exc)}
     info = found.as_json()
     if found.empty:
         return None, {**info, "fallback": f"no included work states a {asked.field.label} under these conditions"}
-    sources = [retriever.library[c].metadata(None) for c in dict.fromkeys(found.rows["cluster_id"])]
-    retracted = retraction_report(found.retracted, retriever.library, include)
+    sources = [
+        retriever.library[c].metadata(None) for c in dict.fromkeys(found.rows["cluster_id"]) if c in retriever.library
+    ]
+    retracted = retraction_report(found.retracted, retriever.library, retriever.settings.include_retracted)
     return Outcome(statistics_draft(found, retriever.library), sources, retracted=retracted), info
 
 
@@ -372,17 +379,8 @@ async def _trend(question: str, filters: Filters, engine: QAEngine, route: Route
         return None, _without_graph(engine)
     label = target_label(question, engine.schema)
     asked = trend_question(question, label, engine.numbers, engine.categories)
-    include = retriever.settings.include_retracted
     try:
-        found = run_trend(
-            asked,
-            graph=retriever.graph,
-            schema=engine.schema,
-            query=retriever.query,
-            filters=filters,
-            library=retriever.library,
-            keep_retracted=include,
-        )
+        found = run_trend(asked, graph_scope(engine), filters)
     except CypherRejected as exc:
         return None, {"refused": str(exc)}
     info = found.as_json()
@@ -398,7 +396,7 @@ async def _trend(question: str, filters: Filters, engine: QAEngine, route: Route
     )
     counted = {c for works in found.counted.values() for c in works}
     sources = [retriever.library[c].metadata(None) for c in sorted(counted) if c in retriever.library]
-    retracted = retraction_report(found.retracted, retriever.library, include)
+    retracted = retraction_report(found.retracted, retriever.library, retriever.settings.include_retracted)
     return Outcome(trend_draft(found, kind, retriever.library), sources, retracted=retracted), info
 
 

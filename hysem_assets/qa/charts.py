@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
@@ -27,15 +29,22 @@ MAX_BARS = 20
 COUNTED, BACKGROUND = "#4c72b0", "#d9dee8"
 
 
-def _saved(figure: Figure, kind: str, digest: str, folder: Path) -> dict[str, str]:
-    """Write ``figure`` as ``<kind>-<digest>.svg`` and ``.png`` under ``folder`` (closing it); their paths."""
-    svg, png = io.StringIO(), io.BytesIO()
+@contextmanager
+def _figure(height: float) -> Iterator[tuple[Figure, Axes]]:
+    """A figure 7.5 inches wide, closed however drawing it ends."""
+    figure, axes = plt.subplots(figsize=(7.5, height))
     try:
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": digest}):
-            figure.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
-        figure.savefig(png, format="png", dpi=110, bbox_inches="tight")
+        yield figure, axes
     finally:
         plt.close(figure)
+
+
+def _saved(figure: Figure, kind: str, digest: str, folder: Path) -> dict[str, str]:
+    """Write ``figure`` as ``<kind>-<digest>.svg`` and ``.png`` under ``folder``; their paths."""
+    svg, png = io.StringIO(), io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": digest}):
+        figure.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
+    figure.savefig(png, format="png", dpi=110, bbox_inches="tight")
     paths = {"svg": folder / f"{kind}-{digest}.svg", "png": folder / f"{kind}-{digest}.png"}
     write_bytes(paths["svg"], svg.getvalue().encode("utf-8"))
     write_bytes(paths["png"], png.getvalue())
@@ -52,18 +61,18 @@ def ranking_chart(title: str, counts: Sequence[tuple[str, int]], reporting: int,
     Returns the paths of the SVG and the PNG written under ``folder``.
     """
     shown = list(counts[:MAX_BARS])
-    figure, axes = plt.subplots(figsize=(7.5, 0.9 + 0.36 * len(shown)))
-    names = [name for name, _ in shown][::-1]
-    values = [count for _, count in shown][::-1]
-    bars = axes.barh(names, values, color=COUNTED)
-    axes.bar_label(bars, labels=[f"{v} ({v / reporting:.0%})" for v in values], padding=3, fontsize=8)
-    axes.set_xlabel(f"works (of {reporting} that report one)")
-    axes.set_xlim(0, max(values, default=1) * 1.25)
-    axes.set_title(title, fontsize=10, loc="left", wrap=True)
-    axes.spines[["top", "right"]].set_visible(False)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.tick_params(axis="y", labelsize=8)
-    return _saved(figure, "ranking", _digest(title, shown, reporting), folder)
+    with _figure(0.9 + 0.36 * len(shown)) as (figure, axes):
+        names = [name for name, _ in shown][::-1]
+        values = [count for _, count in shown][::-1]
+        bars = axes.barh(names, values, color=COUNTED)
+        axes.bar_label(bars, labels=[f"{v} ({v / reporting:.0%})" for v in values], padding=3, fontsize=8)
+        axes.set_xlabel(f"works (of {reporting} that report one)")
+        axes.set_xlim(0, max(values, default=1) * 1.25)
+        axes.set_title(title, fontsize=10, loc="left", wrap=True)
+        axes.spines[["top", "right"]].set_visible(False)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.tick_params(axis="y", labelsize=8)
+        return _saved(figure, "ranking", _digest(title, shown, reporting), folder)
 
 
 def trend_chart(
@@ -75,15 +84,15 @@ def trend_chart(
     Returns the paths of the SVG and the PNG written under ``folder``.
     """
     years = sorted(totals)
-    figure, axes = plt.subplots(figsize=(7.5, 3.6))
-    axes.bar(years, [totals[y] for y in years], color=BACKGROUND, label="all included works")
-    bars = axes.bar(years, [counted.get(y, 0) for y in years], color=COUNTED, label=what)
-    axes.bar_label(bars, labels=[str(counted.get(y, 0) or "") for y in years], padding=2, fontsize=8)
-    axes.set_xlabel("publication year")
-    axes.set_ylabel("works")
-    axes.set_title(title, fontsize=10, loc="left", wrap=True)
-    axes.spines[["top", "right"]].set_visible(False)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.legend(frameon=False, fontsize=8)
-    return _saved(figure, "trend", _digest(title, what, [[y, counted.get(y, 0), totals[y]] for y in years]), folder)
+    with _figure(3.6) as (figure, axes):
+        axes.bar(years, [totals[y] for y in years], color=BACKGROUND, label="all included works")
+        bars = axes.bar(years, [counted.get(y, 0) for y in years], color=COUNTED, label=what)
+        axes.bar_label(bars, labels=[str(counted.get(y, 0) or "") for y in years], padding=2, fontsize=8)
+        axes.set_xlabel("publication year")
+        axes.set_ylabel("works")
+        axes.set_title(title, fontsize=10, loc="left", wrap=True)
+        axes.spines[["top", "right"]].set_visible(False)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.legend(frameon=False, fontsize=8)
+        return _saved(figure, "trend", _digest(title, what, [[y, counted.get(y, 0), totals[y]] for y in years]), folder)

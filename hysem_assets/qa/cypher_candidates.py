@@ -3,9 +3,10 @@
 A model writes better Cypher for a schema it has seen used, so its prompt carries the few
 template queries (built from the schema, so they hold for any protocol) whose questions
 share most words with the one asked. It is sampled several times; a candidate that fails
-the checks, errs in the store or returns more rows than a reviewer's answer can hold is
-discarded, and among the rest the answer most candidates agree on wins (self-consistency).
-When none is left, the templates answer, so a weak model never costs an answer.
+the checks, errs in the store or answers with more names (or works, when it names none) than
+a reviewer's answer can hold is discarded; among the rest, an answer outvotes "nothing
+found", and the answer most candidates agree on wins (self-consistency). When none is left,
+the templates answer, so a weak model never costs an answer.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def _result(answer: GraphAnswer) -> tuple:
 def agreed_answer(
     candidates: Sequence[Candidate], run: Callable[[CypherPlan], GraphAnswer]
 ) -> tuple[GraphAnswer | None, list[dict[str, Any]]]:
-    """The answer most candidates that ran agree on (the first of them on a tie), and what became of each.
+    """The answer most candidates that found something agree on (the first of them on a tie), an empty answer
+    when those that ran all found nothing, None when none ran; and what became of each candidate.
 
     ``run`` validates and runs a plan, raising :class:`CypherRejected` for one that fails or returns too much.
     """
@@ -118,9 +120,10 @@ def agreed_answer(
         ran.append((entry, answer))
     if not ran:
         return None, report
-    votes = Counter(_result(answer) for _, answer in ran)
-    for entry, answer in ran:
+    found = [(entry, answer) for entry, answer in ran if not answer.empty] or ran  # an answer outvotes "nothing"
+    votes = Counter(_result(answer) for _, answer in found)
+    for entry, answer in found:
         entry["agreeing"] = votes[_result(answer)]
-    entry, chosen = max(ran, key=lambda item: item[0]["agreeing"])  # the first of the most agreed
+    entry, chosen = max(found, key=lambda item: item[0]["agreeing"])  # the first of the most agreed
     entry["outcome"] = "chosen"
     return chosen, report

@@ -102,11 +102,10 @@ def build_engine(
         library=library_records(library, retracted_works(chunks)),
         settings=retrieval_settings(settings),
     )
-    writer: CypherWriter | None = (
-        ModelCypherWriter(build_backend(settings.cypher, cache_dir=cache_dir), settings.cypher_candidates)
-        if settings.cypher
-        else None
-    )
+    writer: CypherWriter | None = None
+    if settings.cypher:
+        cypher_backend = build_backend(settings.cypher, cache_dir=cache_dir)
+        writer = ModelCypherWriter(cypher_backend, settings.cypher_candidates, params=cypher_backend.default_params)
     remembered = SentenceVectors(embedder)  # shared: the auditor reuses the generator's vectors
     return QAEngine(
         retriever=retriever,

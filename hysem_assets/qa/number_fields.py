@@ -130,7 +130,8 @@ class NumericTarget:
     names: tuple[str, ...] = ()
 
 
-def _mentions(text: str, phrase: str) -> bool:
+def mentions(text: str, phrase: str) -> bool:
+    """Whether ``text`` (folded) has ``phrase`` as whole words."""
     return re.search(rf"\b{re.escape(phrase.casefold())}\b", text) is not None
 
 
@@ -143,7 +144,7 @@ def _fit(question: str, comparison: Comparison, field: NumberField) -> tuple[int
     """How well ``field`` fits the question (0: not at all), why, the comparison in its unit, names asked for."""
     text = re.sub(r"[-_]", " ", question.casefold())
     score, reasons, converted, names = 0, [], comparison, ()
-    if word := next((w for w in field.words if _mentions(text, w)), None):
+    if word := next((w for w in field.words if mentions(text, w)), None):
         score, reasons = score + 2, [f'the question names "{word}"']
     unit = comparison.unit
     if field.kind == "year":
@@ -177,6 +178,6 @@ def numeric_target(question: str, comparison: Comparison, fields: Sequence[Numbe
     for order, candidate in enumerate(fields):
         score, why, converted, names = _fit(question, comparison, candidate)
         if score and (best is None or score > best[0]):
-            named = any(_mentions(re.sub(r"[-_]", " ", question.casefold()), w) for w in candidate.words) or bool(names)
+            named = any(mentions(re.sub(r"[-_]", " ", question.casefold()), w) for w in candidate.words) or bool(names)
             best = (score, -order, NumericTarget(candidate, converted, why, named, names))
     return best[2] if best else None

@@ -39,7 +39,8 @@ from hysem_assets.stores.graph_schema import GraphSchema
 _AMOUNTS = re.compile(rf"(?<![\w.]){_AMOUNT}", re.IGNORECASE)
 
 
-def _bound_condition(prop: str, comparison: Comparison) -> tuple[str, dict[str, float]]:
+def bound_condition(prop: str, comparison: Comparison) -> tuple[str, dict[str, float]]:
+    """The condition on Article ``a``'s property ``prop`` that ``comparison`` states, and its parameters."""
     column = f"a.`{prop}`"
     if comparison.op == "between":
         return f"{column} >= $low AND {column} <= $high", {"low": comparison.low, "high": comparison.high}
@@ -52,7 +53,7 @@ def numeric_plan(schema: GraphSchema, query: str, target: NumericTarget, filters
     prop = target.field.article_property
     assert prop is not None
     parameters: dict[str, Any] = {"query": query}
-    condition, bounds = _bound_condition(prop, target.comparison)
+    condition, bounds = bound_condition(prop, target.comparison)
     parameters |= bounds
     conditions = [
         f"a.`{prop}` IS NOT NULL",

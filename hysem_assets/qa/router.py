@@ -155,18 +155,21 @@ def ranked_subject(question: str, schema: GraphSchema, categories: Sequence[Cate
     if named is None or kind is None:
         return named or kind
     text = re.sub(r"[-_]", " ", question.casefold())
-    first = min(text.find(w) for w in named.words if re.search(rf"\b{re.escape(w)}\b", text))
-    return named if first < text.find(kind.casefold()) else kind
+
+    def first(words: Sequence[str]) -> int:
+        return min((m.start() for w in words if (m := re.search(rf"\b{re.escape(w.casefold())}\b", text))), default=-1)
+
+    return named if first(named.words) < first([kind]) else kind
 
 
 def rule_route(
     question: str, schema: GraphSchema, numbers: Sequence[NumberField], categories: Sequence[Categories] = ()
 ) -> RouteDecision | None:
     """The route the wording asks for, or None when no rule applies (see the module doc)."""
-    if (trend := TREND.search(question)) and TREND_SUBJECT.search(question) and not _GLOBAL.search(question):
-        return RouteDecision("trend", f'"{trend.group(0)}" counts works by publication year')
     if asked := statistics_question(question, numbers, categories):
         return RouteDecision("statistics", f"{asked.why}, which the graph holds")
+    if (trend := TREND.search(question)) and TREND_SUBJECT.search(question) and not _GLOBAL.search(question):
+        return RouteDecision("trend", f'"{trend.group(0)}" counts works by publication year')
     comparison = parse_comparison(question)
     target = numeric_target(question, comparison, numbers) if comparison else None
     if target is not None and (target.named or asks_for_works(question)):

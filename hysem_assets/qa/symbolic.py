@@ -46,7 +46,8 @@ def target_label(question: str, schema: GraphSchema) -> str | None:
     return min(found)[2] if found else None
 
 
-def _article_relationship(schema: GraphSchema, label: str) -> str:
+def article_relationship(schema: GraphSchema, label: str) -> str:
+    """The relationship type from Article to entities ``label``."""
     for rel_type, source, target in schema.relationship_pairs():
         if source == "Article" and target == label:
             return rel_type
@@ -66,11 +67,11 @@ def term_conditions(
     for n, (label, names) in enumerate(sorted(terms.items())):
         if label == skip:
             continue
-        rel_type = _article_relationship(schema, label)
+        rel_type = article_relationship(schema, label)
         parameters[f"f{n}"] = names
         conditions.append(f"EXISTS {{ MATCH (a)-[:`{rel_type}`]->(f{n}:`{label}`) WHERE f{n}.name IN $f{n} }}")
     for n, (label, names) in enumerate(sorted((excluded or {}).items())):
-        rel_type = _article_relationship(schema, label)
+        rel_type = article_relationship(schema, label)
         parameters[f"n{n}"] = names
         conditions.append(f"NOT EXISTS {{ MATCH (a)-[:`{rel_type}`]->(n{n}:`{label}`) WHERE n{n}.name IN $n{n} }}")
     return conditions
@@ -84,16 +85,20 @@ def template_plan(schema: GraphSchema, query: str, target: str | None, filters: 
     """
     terms = filters.required
     parameters: dict[str, object] = {"query": query}
-    conditions = term_conditions(schema, terms, parameters, skip=target, excluded=filters.excluded)
+    others = {label: names for label, names in filters.excluded.items() if label != target}
+    conditions = term_conditions(schema, terms, parameters, skip=target, excluded=others)
     match = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
     if target is None:
         returned = "RETURN NULL AS name, a.key AS article"
     else:
-        match += f"-[:`{_article_relationship(schema, target)}`]->(x:`{target}`)"
+        match += f"-[:`{article_relationship(schema, target)}`]->(x:`{target}`)"
         returned = "RETURN x.name AS name, a.key AS article"
         if terms.get(target):
             parameters["targets"] = terms[target]
             conditions.append("x.name IN $targets")
+        if filters.excluded.get(target):  # "which methods other than X": X leaves the list, its works stay
+            parameters["not_targets"] = filters.excluded[target]
+            conditions.append("NOT x.name IN $not_targets")
     where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
     return CypherPlan(f"{match}{where} {returned}", parameters)
 
@@ -132,14 +137,15 @@ class GraphAnswer:
 def run_plan(
     graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: str, library: Library, max_rows: int | None = None
 ) -> GraphAnswer:
-    """Validate and run ``plan``; rows must have columns ``article`` and (optionally) ``name``, at most
-    ``max_rows`` of them when that is set (a model's query that returns more is refused)."""
+    """Validate and run ``plan``; rows must have columns ``article`` and (optionally) ``name``. With ``max_rows``,
+    an answer of more names (or works, when it names none) is refused: a model's query that returns more
+    than a reviewer's answer can hold."""
     validate_cypher(plan, schema)
     rows = graph.query(plan.cypher, plan.parameters)
     if not rows.empty and "article" not in rows.columns:
         raise CypherRejected(f"it returned columns {list(rows.columns)}, not (name, article)")
-    if max_rows is not None and len(rows) > max_rows:
-        raise CypherRejected(f"it returned {len(rows)} rows, more than {max_rows}")
+    if max_rows is not None and (size := _answer_size(rows)) > max_rows:
+        raise CypherRejected(f"it answered with {size} rows, more than {max_rows}")
     if rows.empty:
         rows = pd.DataFrame(columns=["name", "article"])
     by_name: dict[str, set[str]] = defaultdict(set)
@@ -161,8 +167,14 @@ def run_plan(
     return GraphAnswer(plan, ranked({n: sorted(a) for n, a in by_name.items()}), articles, records, titles)
 
 
+def _answer_size(rows: pd.DataFrame) -> int:
+    """The rows an answer shows: its distinct names, or its distinct works when it names none."""
+    names = rows["name"].dropna() if "name" in rows.columns else pd.Series(dtype=object)
+    return names.nunique() if not names.empty else rows["article"].nunique()
+
+
 def describe_filters(terms: Mapping[str, list[str]], excluded: Mapping[str, list[str]] | None = None) -> str:
-    """ "MLMethod: random forest; not Pollutant: NO2", or "none"."""
+    """ "Label: term, term; not Label: term", or "none"."""
     said = [f"{label}: {', '.join(names)}" for label, names in sorted(terms.items())]
     said += [f"not {label}: {', '.join(names)}" for label, names in sorted((excluded or {}).items())]
     return "; ".join(said) or "none"

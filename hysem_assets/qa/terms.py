@@ -4,8 +4,9 @@ A question may also use a broader term (a protocol's ``broader_terms``): a broad
 stands for the canonical terms it covers, so a filter on it matches any of them, as a
 reviewer means it. Terms combine as a reviewer's search does: a work must be linked to a
 term of every label named (and), to any of the terms named of one label (or), and to none
-of the terms named after a negation ("but not XGBoost", "without deep learning", "excluding
-reviews"), up to the end of that clause.
+of the terms named after a negation ("but not <term>", "without <term>", "excluding <term> and
+<term>"), up to the end of that clause. A negation that qualifies something else ("no more
+than", "no association", "not only") excludes nothing.
 """
 
 from __future__ import annotations
@@ -94,12 +95,22 @@ def without_kind_words(terms: Terms, words: set[str]) -> Terms:
     return {label: found for label, found in kept.items() if found}
 
 
-#: Words after which the terms named are excluded, and where that clause ends.
+#: Words after which the terms named are excluded, unless what follows says the negation qualifies something
+#: else ("no more than 500", "not only", "no association between ..."); and where that clause ends: punctuation,
+#: a new clause, or "and"/"or" before a verb or a relative ("... but not X and reporting Y").
 _NEGATION = re.compile(
-    r"\b(?:not|without|excluding|exclude|except(?:\s+for)?|other\s+than|apart\s+from|never|no|none\s+of)\b",
+    r"\b(?:not|without|excluding|exclude|except(?:\s+for)?|other\s+than|apart\s+from|no|none\s+of)\b"
+    r"(?!\s+(?:more|less|fewer|greater|larger|higher|lower|smaller|longer|shorter|later|earlier|only|just|merely"
+    r"|significant\w*|associat\w*|differen\w*|effects?|evidence|change\w*|relation\w*|link\w*|matter|longer"
+    r"|clear\w*|consistent\w*|increase\w*|decrease\w*|impact\w*|benefit\w*)\b)",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"[,;:?!.](?:\s|$)|\b(?:and|but|while|whereas|which|that|who)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(
+    r"[,;:?!.](?:\s|$)|\b(?:but|while|whereas|which|that|who|where)\b"
+    r"|\b(?:and|or)\s+(?=(?:\w+ing|with|in|from|published|report\w*|us(?:e|es|ed)|stud(?:y|ies|ied)|measur\w*"
+    r"|examin\w*|assess\w*|evaluat\w*|investigat\w*|compar\w*|had|have|has|were|was|are|is)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -119,15 +130,20 @@ def negated_clauses(question: str) -> list[tuple[int, int]]:
     return spans
 
 
-def question_filters(question: str, matchers: Mapping[str, QuestionMatcher], kind_words: set[str]) -> Filters:
-    """The terms ``question`` requires and excludes; words for a kind of entity are no terms."""
-    spans = negated_clauses(question)
+def split_negated(question: str) -> tuple[str, str]:
+    """``question`` with its negated clauses blanked out, and those clauses (";"-joined)."""
     kept, negated = question, []
-    for start, end in spans:
+    for start, end in negated_clauses(question):
         negated.append(question[start:end])
         kept = kept[:start] + " " * (end - start) + kept[end:]
+    return kept, " ; ".join(negated)
+
+
+def question_filters(question: str, matchers: Mapping[str, QuestionMatcher], kind_words: set[str]) -> Filters:
+    """The terms ``question`` requires and excludes; words for a kind of entity are no terms."""
+    kept, negated = split_negated(question)
     required = without_kind_words(recognise_terms(kept, matchers), kind_words)
-    excluded = without_kind_words(recognise_terms(" ; ".join(negated), matchers), kind_words) if negated else {}
+    excluded = without_kind_words(recognise_terms(negated, matchers), kind_words) if negated else {}
     return Filters(required, excluded)
 
 

@@ -20,7 +20,6 @@ from hysem_assets.screening.outcome import reviewed
 FLOW_COLUMNS = ("stage", "box", "label", "count")
 #: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
 RANKED_OUT = "ranked out"
-#: Why an erratum is not counted as a study: its paper is (the excluded box gives this reason).
 #: Why a notice is no study, by its kind (see :mod:`hysem_assets.dedup.notices`).
 NOTICE_REASONS = {
     ERRATUM: "erratum (counted with the work it corrects)",

@@ -253,7 +253,9 @@ class AnswerSettings(_Section):
         3, ge=1, description="Queries the Cypher model samples per question; the one most of them agree on answers."
     )
     cypher_max_rows: int = Field(
-        100, ge=1, description="Rows a model-written query may return; one returning more is discarded."
+        100,
+        ge=1,
+        description="Rows (names, or works when it names none) a model-written query's answer may have; more: discarded.",
     )
     router: Annotated[dict[str, Any] | None, _backend("model")] = Field(
         None, description="Backend config of the model routing questions no rule routes; none: those are local."

@@ -53,14 +53,23 @@ def enrichment(message: dict[str, Any]) -> dict[str, Any]:
         "is_retracted": True if _updates(message.get("updated-by")) else None,
         "is_published": None if item_type is None else item_type not in UNPUBLISHED_TYPES,
         "license": licences[0] if licences else None,
-        "notice_of": "; ".join(f"doi:{doi}" for doi in sorted(_updates(message.get("update-to"), NOTICE_TYPES)))
-        or None,
+        "notice_of": _notice_of(message.get("update-to")),
     }
 
 
 def retraction_targets(message: dict[str, Any]) -> set[str]:
     """DOIs that this work (a retraction notice) retracts, from its ``update-to`` list."""
     return _updates(message.get("update-to"))
+
+
+def _notice_of(entries: list[dict[str, Any]] | None) -> str | None:
+    """What a notice is about, from its ``update-to`` list: "retraction:doi:D", "erratum:doi:D"."""
+    links = [
+        f"{'retraction' if kind in RETRACTION_TYPES else 'erratum'}:doi:{doi}"
+        for entry in entries or []
+        if (kind := str(entry.get("type", "")).lower()) in NOTICE_TYPES and (doi := normalize_doi(entry.get("DOI")))
+    ]
+    return "; ".join(sorted(set(links))) or None
 
 
 def _updates(entries: list[dict[str, Any]] | None, types: frozenset[str] = RETRACTION_TYPES) -> set[str]:

@@ -210,16 +210,16 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
     return record
 
 
-#: ``CommentsCorrections`` link types from a notice to the work it is about (an erratum, a retraction notice).
-_NOTICE_LINKS = ("ErratumFor", "RetractionOf", "ExpressionOfConcernFor")
+#: ``CommentsCorrections`` link types from a notice to the work it is about, and the notice's kind.
+_NOTICE_LINKS = {"ErratumFor": "erratum", "RetractionOf": "retraction", "ExpressionOfConcernFor": "retraction"}
 
 
 def _notice_of(citation: ET.Element) -> str | None:
-    """The works a notice corrects or retracts, from its ``CommentsCorrections`` links: "pmid:N"."""
+    """The works a notice corrects or retracts, from its ``CommentsCorrections`` links: "erratum:pmid:N"."""
     found = [
-        f"pmid:{pmid}"
+        f"{_NOTICE_LINKS[kind]}:pmid:{pmid}"
         for link in citation.iterfind("CommentsCorrectionsList/CommentsCorrections")
-        if link.get("RefType") in _NOTICE_LINKS and (pmid := _text(link.find("PMID")))
+        if (kind := link.get("RefType", "")) in _NOTICE_LINKS and (pmid := _text(link.find("PMID")))
     ]
     return "; ".join(dict.fromkeys(found)) or None
 

@@ -101,7 +101,7 @@ class FieldSpec(BaseModel):
         return self.property is not None and self.kind is not None
 
     def is_categories(self) -> bool:
-        return self.property is not None and bool(self.words)
+        return self.property is not None and self.kind is None and bool(self.words)
 
 
 class GraphSchema(BaseModel):

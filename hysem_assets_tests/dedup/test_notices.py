@@ -68,7 +68,7 @@ def test_a_source_s_link_decides_which_work_an_erratum_corrects():
     ).assign(
         pmid=["31002418", "31002419", "31574233", None],
         doi=["10.5555/jec.2019.0312", "10.5555/twin", None, "10.5555/jec.2019.0498"],
-        notice_of=[None, None, "pmid:31002419", "doi:10.5555/JEC.2019.0312"],
+        notice_of=[None, None, "erratum:pmid:31002419", "erratum:doi:10.5555/JEC.2019.0312"],
     )
     found = linked_notices(works).set_index("cluster_id")["notice_for"].to_dict()
     assert found == {"by-pmid": "twin", "by-doi": "paper"}
@@ -81,7 +81,7 @@ def test_a_retraction_notice_is_a_notice_and_the_retracted_paper_is_none():
             ("notice", f"Retraction: {PAPER}.", "retraction of publication"),
             ("erratum", "Correction.", None),
         ]
-    ).assign(pmid=["1", "2", "3"], doi=[None, None, None], notice_of=[None, "pmid:1", "pmid:1"])
+    ).assign(pmid=["1", "2", "3"], doi=[None, None, None], notice_of=[None, "retraction:pmid:1", "erratum:pmid:1"])
     found = linked_notices(works).set_index("cluster_id")
     assert found["notice"].to_dict() == {"notice": "retraction", "erratum": "erratum"}
     assert set(found["notice_for"]) == {"paper"}

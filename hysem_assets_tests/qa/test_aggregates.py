@@ -224,3 +224,46 @@ def test_what_the_works_on_a_term_measure_is_counted_among_those_works(engine):
         if (m := re.fullmatch(r"(.+): (\d+) of \d+ works \([\d.]+%\)\.", c["text"]))
     }
     assert ranked == dict(Counter(outcome for a in works for outcome in a["out"]))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which studies with no more than 500 participants used random forest?",
+        "Did any study find no association between random forest and stroke?",
+        "Which studies used random forest, not only for prediction?",
+    ],
+)
+def test_a_negation_that_qualifies_something_else_excludes_no_term(engine, question):
+    filters = question_filters(question, engine.retriever.matchers, entity_words(engine.schema))
+    assert filters.excluded == {} and "random forest" in filters.required["MLMethod"]
+
+
+def test_an_excluded_term_of_the_kind_asked_for_leaves_the_list_not_its_works(engine):
+    _, details = ask(engine, "Which methods other than random forest are most often used?")
+    ranked = {c["text"].split(":")[0] for c in details["claims"][1:]}
+    assert "random forest" not in ranked and "XGBoost" in ranked  # c-1 uses both: it still counts for XGBoost
+    reporting = sum(bool(set(a["ml"]) - {"random forest"}) for a in ARTICLES)
+    assert details["claims"][0]["text"].startswith(f"{reporting} of {len(ARTICLES)} included works")
+
+
+@pytest.mark.parametrize(
+    "question, values, excluded",
+    [
+        ("What is the median sample size of the studies included?", None, None),
+        ("How large were the studies in this review, on average?", None, None),
+        ("Median sample size excluding randomised trials", (), ("randomised controlled trial",)),
+        (
+            "Median sample size of RCTs versus case-control studies",
+            ("randomised controlled trial", "case-control study"),
+            (),
+        ),
+    ],
+)
+def test_groups_come_from_category_names_and_distinctive_cues_only(question, values, excluded):
+    protocol = load_protocol("generic")
+    schema = graph_schema(load_protocols(), protocol)
+    asked = statistics_question(question, number_fields(schema, protocol), category_fields(schema, protocol))
+    assert asked is not None and asked.field.name == "sample_size"
+    found = None if asked.groups is None else (asked.groups.values, asked.groups.excluded)
+    assert found == (None if values is None else (values, excluded))

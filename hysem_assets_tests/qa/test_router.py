@@ -46,6 +46,11 @@ def routed(protocol: str, question: str) -> str:
         ("How does blood pressure above 140 mmHg change with exposure?", "none"),
         ("What is the effect of statins on dementia risk?", "none"),
         ("Which exposure had the strongest association with dementia?", "none"),
+        ("How has the median sample size of studies changed over time?", "statistics"),
+        ("Which outcomes are typically measured in studies?", "listing"),
+        ("Which trials lasted over a year?", "none"),
+        ("How does the risk of dementia rise with statin dose?", "none"),
+        ("Which studies compared statins versus placebo?", "none"),  # a comparison within studies
     ],
 )
 def test_rules_route_on_wording_and_the_protocols_words(question, route):

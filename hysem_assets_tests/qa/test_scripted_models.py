@@ -150,7 +150,7 @@ def test_when_no_candidate_holds_the_templates_answer_and_nothing_is_written(par
     assert [c["reason"] for c in details["candidates"]] == [
         "not read-only: DETACH is not allowed",
         "unknown labels or relationship types: Paper",
-        "it returned 6 rows, more than 4",
+        "it answered with 6 rows, more than 4",
     ]
     assert answers[0]["route"] == "counting" and details["author"] == "template"
     assert partition.graph.counts() == before

@@ -65,6 +65,8 @@ def test_retraction_notice_and_retracted_work():
         "updated-by": [{"DOI": "10.5555/N.1", "type": "retraction"}],
     }
     assert enrichment(target)["is_retracted"] is True
-    assert enrichment(notice)["notice_of"] == "doi:10.5555/c; doi:10.5555/t.1"  # what it corrects and retracts
+    assert (
+        enrichment(notice)["notice_of"] == "erratum:doi:10.5555/c; retraction:doi:10.5555/t.1"
+    )  # what it corrects and retracts
     assert enrichment(target)["notice_of"] is None
     assert enrichment({"DOI": "10.1101/x", "type": "posted-content"})["is_published"] is False

@@ -63,7 +63,7 @@ def test_published_erratum_with_unicode_names() -> None:
     assert (record["volume"], record["issue"], record["pages"]) == ("1871", "6", "119767")
     assert record["language"] == "eng"
     assert record["abstract"] is None and record["oa_url"] is None
-    assert record["notice_of"] == "pmid:33279609"  # its CommentsCorrections ErratumFor link
+    assert record["notice_of"] == "erratum:pmid:33279609"  # its CommentsCorrections ErratumFor link
 
 
 @needs_realdata
@@ -75,7 +75,7 @@ def test_erratum_without_authors() -> None:
     assert record["authors"] == [] and record["first_author"] is None
     assert (record["issue"], record["pages"]) == ("sup1", "228-229")
     assert record["doi"] == "10.1080/09540121.2024.2374185"
-    assert record["notice_of"] == "pmid:38446048"
+    assert record["notice_of"] == "erratum:pmid:38446048"
 
 
 @needs_realdata
