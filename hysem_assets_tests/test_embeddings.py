@@ -4,6 +4,8 @@ ONNX backends (torch's vectors, in input order, from a file exported once)."""
 from __future__ import annotations
 
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +144,21 @@ def test_an_int8_vector_does_not_depend_on_the_texts_beside_it(
     together = encoder.encode(texts)
     for text, vector in zip(texts, together, strict=True):
         np.testing.assert_array_equal(encoder.encode([text])[0], vector)
+
+
+def test_encodes_from_several_threads_share_one_pool_and_give_the_vectors_of_one_at_a_time(
+    onnx_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    encoder = Encoder(backend="onnx-int8")
+    outcomes = ("asthma", "stroke", "dementia")
+    groups = [[f"{word} exposure and {other} in adults" for other in outcomes] for word in ("ozone", "heat", "noise")]
+    alone = [encoder.encode(group) for group in groups]
+    before = {thread.ident for thread in threading.enumerate() if thread.name.startswith("onnx-encoder")}
+    with ThreadPoolExecutor(4) as callers:
+        together = list(callers.map(encoder.encode, groups))
+    for one, other in zip(alone, together, strict=True):
+        np.testing.assert_array_equal(one, other)
+    after = {thread.ident for thread in threading.enumerate() if thread.name.startswith("onnx-encoder")}
+    assert before and len(after) <= 2 and not after - before  # the first calls' threads stay and serve the rest

@@ -13,6 +13,7 @@ from dagster import DagsterInstance, materialize
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.mirror.server import default_snapshot_dir
+from hysem_assets.qa.ask import ask
 from hysem_assets.settings.environment import asset_file, hysem_home
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.aggregations import (
@@ -151,6 +152,13 @@ def test_whole_graph_on_the_sample():
         for c in by_question[ranking_question]["claims"][1:]
     ]
     assert {m[1]: int(m[2]) for m in claimed} == expected
+    # a rephrasing the sample's questions do not hold, asked as `hysem ask` asks it: the same counts
+    rephrased, _ = ask(SAMPLE, "Which algorithms do these papers rely on most frequently?", use_cache=False)
+    assert rephrased["route"] == "ranking"
+    lines = [
+        re.fullmatch(r"(.+): (\d+) of (\d+) works \([\d.]+%\)\.", c["text"]) for c in rephrased["json"]["claims"][1:]
+    ]
+    assert {m[1]: int(m[2]) for m in lines} == expected
     erratum = corpus.loc[corpus["item_type"].eq("erratum"), "cluster_id"].tolist()  # and the retraction notice
     cited = {c["PDF_DocIndex"] for claim in by_question[ranking_question]["claims"] for c in claim["citations"]}
     assert len(erratum) == 1 and not cited & set(erratum)  # the sample's erratum counts with its paper only

@@ -40,6 +40,8 @@ def strip_markup(text: str) -> str:
 
 def fold(text: str) -> str:
     """Compatibility forms unified (NO₂ -> NO2, m³ -> m3) and accents removed (Montréal -> Montreal)."""
+    if text.isascii():  # nothing to unify or remove, and most text is: skip two normalizations per character
+        return text
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 

@@ -269,15 +269,22 @@ class OnnxEncoder:
             return runner.run(["embedding"], feed)[0]
 
         vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
-        workers = min(threads(), len(batches))
-        if workers > 1:  # ONNX Runtime releases the GIL while it computes
-            with ThreadPoolExecutor(workers, thread_name_prefix="onnx-encoder") as pool:
-                results = list(pool.map(run, batches))
+        workers = threads()
+        if workers > 1 and len(batches) > 1:  # ONNX Runtime releases the GIL while it computes
+            results = list(_pool(workers, os.getpid()).map(run, batches))
         else:
             results = [run(rows) for rows in batches]
         for rows, result in zip(batches, results, strict=True):
             vectors[rows] = result
         return vectors
+
+
+@lru_cache(maxsize=4)
+def _pool(workers: int, process: int) -> ThreadPoolExecutor:
+    """The encoder threads of process ``process`` (a forked child gets its own), one per core: shared by every
+    call, so calls from several threads at once (extraction reads documents in parallel) queue their batches
+    instead of each starting threads of its own."""
+    return ThreadPoolExecutor(workers, thread_name_prefix="onnx-encoder")
 
 
 def _batches(sorted_lengths: np.ndarray, batch_size: int) -> list[slice]:

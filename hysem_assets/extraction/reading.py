@@ -26,7 +26,7 @@ SHARED_LIMIT = 50_000
 
 
 class Reading:
-    """The text of one request, split and embedded lazily; ``lock`` serialises encoder passes.
+    """The text of one request, split and embedded lazily; ``lock`` guards ``shared`` across threads.
 
     ``shared`` holds vectors across the readings of one backend: field descriptions and
     short texts. ``focus`` (the protocol's descriptions and cues) and ``budget`` bound the
@@ -60,16 +60,18 @@ class Reading:
             return
         with self.lock:  # readings in other threads add to and evict from ``shared`` under it too
             self._vectors.update((t, self.shared[t]) for t in missing if t in self.shared)
-            new = [t for t in missing if t not in self._vectors]
-            if not new:
-                return
-            vectors = dict(zip(new, self.encoder.encode(new), strict=True))
-            kept = {t: v for t, v in vectors.items() if share_all or len(t.split()) <= SHARED_WORDS}
+        new = [t for t in missing if t not in self._vectors]
+        if not new:
+            return
+        # outside the lock: another reading's encoder pass runs beside this one
+        vectors = dict(zip(new, self.encoder.encode(new), strict=True))
+        kept = {t: v for t, v in vectors.items() if share_all or len(t.split()) <= SHARED_WORDS}
+        with self.lock:
             if len(self.shared) + len(kept) > SHARED_LIMIT:
                 for key in list(self.shared)[: len(self.shared) // 2]:
                     del self.shared[key]
             self.shared.update(kept)
-            self._vectors.update(vectors)
+        self._vectors.update(vectors)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of ``texts``; each distinct text is encoded once per reading, new ones in one batch."""

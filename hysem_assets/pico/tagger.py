@@ -161,7 +161,8 @@ def reading_parts(
     """Character ranges of ``text`` to tag: all of a text within ``budget`` word pieces (or with budget 0), else
     its opening (``opening`` pieces of whole paragraphs) and then, in text order, the paragraphs of the sections
     whose headings :data:`_SECTIONS` names, while the budget lasts. ``pieces`` counts a part's word pieces."""
-    if budget <= 0 or pieces(text) <= budget:
+    # a word piece holds one character at least, so a text no longer than the budget needs no counting
+    if budget <= 0 or len(text) <= budget or pieces(text) <= budget:
         return [(0, len(text))] if text.strip() else []
     paragraphs = [(m.start(), m.end()) for m in _PARAGRAPH.finditer(text)]
     headings = [(m.start(), bool(_SECTIONS.search(m.group(1)))) for m in _HEADING.finditer(text)]
@@ -190,25 +191,27 @@ def _spans(text: str, offsets: Sequence[tuple[int, int]], probabilities: np.ndar
     A word is a run of pieces with no gap between letters or digits ("HbA1c" is one word,
     "type-2" three), so a word is in or out of a span whole.
     """
-    groups: list[list[int]] = []
-    for index, (start, _) in enumerate(offsets):
-        previous = offsets[index - 1][1] if index else -1
-        if groups and previous == start and text[start].isalnum() and text[previous - 1].isalnum():
-            groups[-1].append(index)
-        else:
-            groups.append([index])
-    words = [(offsets[g[0]][0], offsets[g[-1]][1], probabilities[g].mean(axis=0)) for g in groups]
+    if not offsets:
+        return []
+    firsts = [0] + [
+        index
+        for index in range(1, len(offsets))
+        if not (
+            offsets[index - 1][1] == offsets[index][0]
+            and text[offsets[index][0]].isalnum()
+            and text[offsets[index][0] - 1].isalnum()
+        )
+    ]
+    lasts = [index - 1 for index in firsts[1:]] + [len(offsets) - 1]
+    sizes = np.diff([*firsts, len(offsets)])
+    words = np.add.reduceat(probabilities, firsts, axis=0) / sizes[:, None]
     found: list[Span] = []
     for c, label in enumerate(CLASSES):
-        run: list[tuple[int, int, np.ndarray]] = []
-        for word in [*words, None]:
-            if word is not None and word[2][c] >= threshold:
-                run.append(word)
-                continue
-            if run:
-                start, end = run[0][0], run[-1][1]
-                found.append(Span(label, start, end, text[start:end], float(np.mean([w[2][c] for w in run]))))
-                run = []
+        inside = np.concatenate(([False], words[:, c] >= threshold, [False]))
+        edges = np.flatnonzero(inside[1:] != inside[:-1])  # run starts and ends, alternating
+        for first, end in zip(edges[::2], edges[1::2], strict=True):
+            start, stop = offsets[firsts[first]][0], offsets[lasts[end - 1]][1]
+            found.append(Span(label, start, stop, text[start:stop], float(words[first:end, c].mean())))
     return sorted(found, key=lambda span: (span.start, CLASSES.index(span.label)))
 
 
