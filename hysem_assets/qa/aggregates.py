@@ -37,6 +37,7 @@ from hysem_assets.stores.graph_schema import GraphSchema
 #: Words that ask for a summary of numbers ("median", "how large") or for the works at one end ("largest").
 STATISTIC = re.compile(
     r"\b(?:median|mean|average|typical(?:ly)?|range|interquartile|iqr|spread|variation|summary statistics"
+    r"|minimum|maximum|min|max"
     r"|descriptive statistics|how\s+(?:large|big|small|long)|(?P<end>largest|biggest|smallest|longest|shortest))\b",
     re.IGNORECASE,
 )
@@ -52,8 +53,15 @@ _COMPARING = re.compile(r"\b(?:compar\w*|versus|vs\.?|differ\w*|contrast\w*)\b",
 #: Words that ask how something changed over the publication years ("over time", "per year", "since 2015").
 TREND = re.compile(
     r"\b(?:over\s+time|through\s+time|over\s+the\s+(?:years|decades?|(?:past|last)\s+\w+\s+(?:years|decades))"
+    r"|(?:over|across|through|in)\s+(?:the\s+)?(?:(?:past|last|recent)\s+(?:\w+\s+)?)?(?:publication\s+)?(?:years|decades?)"
+    r"|(?:annual|yearly)\s+(?:count|number|output|share|proportion|totals?)"
+    r"|(?:upward|downward|increasing|decreasing|rising|growing|declining|publication)\s+trend"
+    r"|trend\s+(?:in|of)\s+(?:the\s+)?(?:number|use|uptake|share|proportion|publications?|studies|papers|articles"
+    r"|works|output|research)"
+    r"|becom\w*\s+(?:more|less)\s+(?:common|frequent|popular|prevalent|widespread)"
     r"|by\s+(?:publication\s+)?year|(?:per|each|every)\s+publication\s+year|year\s+(?:by|on|over)\s+year"
-    r"|(?:published|publications?|studies|articles|papers|works|trials)\s+(?:\w+\s+){0,2}?(?:per|each|every)\s+year"
+    r"|(?:published|publications?|studies|articles|papers|works|trials)\s+(?:\w+\s+){0,2}?"
+    r"(?:(?:per|each|every)\s+year|annually|yearly)"
     r"|time\s+trends?|temporal\s+(?:trends?|patterns?|distribution)"
     r"|(?:chang\w*|evolv\w*|grow(?:n|s|th|ing)?|grew|increas\w*|decreas\w*|declin\w*|ris(?:e[sn]?|ing)|rose|shift\w*)"
     r"\s+(?:[\w-]+\s+){0,3}?"
@@ -63,7 +71,7 @@ TREND = re.compile(
 #: A trend question is about the works (their number, a method's use), not how a measurement changed in a study.
 TREND_SUBJECT = re.compile(
     r"\b(?:use[sd]?|using|uptake|adoption|popularity|interest|number|share|proportion|research|publications?"
-    r"|published|studies|articles|papers|works|trials|literature|output|attention|frequency)\b",
+    r"|published|studies|articles|papers|works|trials|literature|output|attention|frequency|count)\b",
     re.IGNORECASE,
 )
 #: Ends asked for, and which way they sort.

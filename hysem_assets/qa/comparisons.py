@@ -54,7 +54,7 @@ _SUFFIXED = re.compile(
 )
 #: Years bounded by time words ("published after 2020", "since 2015", "before 2010").
 _YEAR = re.compile(
-    r"(?<![\w.])(?P<word>after|since|from|before|prior to|until|through|up to)\s+(?P<year>1[89]\d\d|2[01]\d\d)(?![\d.])",
+    r"(?<![\w.])(?P<word>after|since|from|before|prior to|until|through|up to)\s+(?P<year>1[89]\d\d|2[01]\d\d)(?!\d|\.\d)",
     re.IGNORECASE,
 )
 #: Years bounded by a word after them ("in 2021 or later", "2010 or earlier").

@@ -55,10 +55,12 @@ class NumberField:
         return "publication year" if self.kind == "year" else self.name.replace("_", " ")
 
 
-def _name_words(name: str) -> tuple[str, ...]:
-    """A field name as a question writes it: "follow_up" -> "follow up"; plural and singular."""
+def _name_words(name: str, unit: str | None = None) -> tuple[str, ...]:
+    """A field name as a question writes it: "follow_up" -> "follow up"; plural and singular. A count of a unit
+    is also asked for as "the number of <unit>" ("the median number of participants")."""
     phrase = name.replace("_", " ").strip()
-    return tuple(dict.fromkeys((phrase, phrase.removesuffix("s"), phrase.removesuffix("s") + "s")))
+    counted = (f"number of {unit}",) if unit and unit.endswith("s") else ()
+    return tuple(dict.fromkeys((phrase, phrase.removesuffix("s"), phrase.removesuffix("s") + "s", *counted)))
 
 
 def acronym(name: str) -> str | None:
@@ -102,7 +104,13 @@ def number_fields(
     """Every number a question may filter on: the schema's number properties, the protocol's records fields,
     and the publication year."""
     numbers = [
-        NumberField(name, spec.kind or "quantity", spec.unit, _name_words(name), article_property=spec.property)
+        NumberField(
+            name,
+            spec.kind or "quantity",
+            spec.unit,
+            _name_words(name, spec.unit if spec.kind == "count" else None),
+            article_property=spec.property,
+        )
         for name, spec in schema.fields.items()
         if spec.is_number()
     ]

@@ -47,11 +47,19 @@ WORK_WORDS = (
     "article", "articles", "study", "studies", "paper", "papers", "publication", "publications", "work", "works",
     "trial", "trials", "report", "reports", "review", "reviews", "analysis", "analyses", "cohort", "cohorts",
 )  # fmt: skip
-_COUNTING = re.compile(r"\b(?:how many|number of|count(?: of)?|how often|what proportion of|what share of)\b", re.I)
-_LISTING = re.compile(r"^\s*(?:which|list|name|enumerate|show|find|give|what\s+(?:are|were)\s+the)\b", re.I)
+_COUNTING = re.compile(
+    r"\b(?:how many|number of|count(?: of)?|how often|what (?:proportion|share|fraction|percentage) of)\b", re.I
+)
+_LISTING = re.compile(
+    r"^\s*(?:(?:can|could|would)\s+you\s+(?:please\s+)?|please\s+|i\s+(?:need|want|would\s+like)\s+(?:to\s+see\s+)?"
+    r"|tell\s+me\s+)?(?:which|list|name|enumerate|show|find|give(?:\s+me)?|what\s+(?:are|were)\s+the|what(?=\s+\w+\s+"
+    r"(?:are|were|have\s+been|has\s+been)\b))\b",
+    re.I,
+)
 _FILTERING = re.compile(
     r"\b(?:studies|articles|papers|works|publications|trials)\s+(?:of|on|about|that|which|with|from|published|in"
-    r"|using|used|use|report|reported|reporting|evaluat\w*|examin\w*|assess\w*|investigat\w*|analy[sz]\w*|stud\w*)\b",
+    r"|using|used|use|report|reported|reporting|evaluat\w*|examin\w*|assess\w*|investigat\w*|analy[sz]\w*|stud\w*"
+    r"|appl(?:y|ies|ied|ying)|employ\w*|focus\w*|address\w*|target\w*|explor\w*)\b",
     re.I,
 )
 #: What works do with entities ("which outcomes were measured"), as opposed to what they found about them
@@ -60,7 +68,7 @@ _STUDIED = re.compile(
     r"\b(?:us(?:e|es|ed|ing)|appl(?:y|ies|ied)|employ(?:s|ed)?|stud(?:y|ies|ied)|examin(?:e|es|ed)"
     r"|investigat(?:e|es|ed)|assess(?:es|ed)?|evaluat(?:e|es|ed)|measur(?:e|es|ed)|report(?:s|ed)?"
     r"|includ(?:e|es|ed)|consider(?:s|ed)?|analy[sz](?:e|es|ed)|compar(?:e|es|ed)|test(?:s|ed)?|cover(?:s|ed)?"
-    r"|target(?:s|ed)?|there)\b",
+    r"|target(?:s|ed)?|there|appear(?:s|ed)?|occur(?:s|red)?|mention(?:s|ed)?|feature(?:s|d)?)\b",
     re.I,
 )
 #: A question about how often each entity of a kind occurs across the works: a ranking or distribution
@@ -92,7 +100,12 @@ _GLOBAL = re.compile(
     r"|studies|papers|articles|works)"
     r"|(?:in|of|from)\s+(?:this|these)\s+(?:whole\s+|entire\s+)?(?:literature|corpus|collection|body of research)"
     r"|what\s+(?:does|do)\s+(?:this|these)\s+(?:literature|corpus|collection)\s+(?:say|show|cover|tell)"
-    r"|state of (?:the )?(?:research|art|evidence|field|literature))\b",
+    r"|state of (?:the )?(?:research|art|evidence|field|literature)"
+    r"|evidence\s+base|body\s+of\s+(?:evidence|research|literature|work)|as\s+a\s+whole|collectively|overarching"
+    r"|high[- ]level\s+(?:synthesis|summary|overview|picture)"
+    r"|overall\s+(?:summary|synthesis|overview|picture|quality|strength|certainty|consistency|state|evidence)"
+    r"|(?:summary|synthesis|overview)\s+of\s+(?:the\s+)?(?:evidence|literature|field|research)"
+    r"|(?:limitations|gaps|weaknesses|strengths)\s+of\s+(?:the|this)\s+(?:field|literature|evidence|research))\b",
     re.I,
 )
 
@@ -182,14 +195,15 @@ def rule_route(
         counted = _counted(question, counting, schema)
         if counted is not None:
             return RouteDecision("counting", f'"{counting.group(0)}" counts {counted}, which the graph holds')
+    listing = _LISTING.search(question) if not _SELECTING.search(question) else None
+    named = kind_in(" ".join(_words_near(question, listing.end(), 5)), schema) if listing else None
+    if listing and named and (_STUDIED.search(question) or _FILTERING.search(question)):
+        # before corpus-wide wording: "list the outcomes reported across the corpus" asks for the entities
+        return RouteDecision("listing", f'"{listing.group(0).strip()} ... {named}" lists entities the graph holds')
     if glob := _GLOBAL.search(question):
         return RouteDecision("global", f'"{glob.group(0)}" asks about the corpus as a whole')
-    if (listing := _LISTING.search(question)) and not _SELECTING.search(question):
-        named = kind_in(" ".join(_words_near(question, listing.end(), 5)), schema)
-        if named and (_STUDIED.search(question) or _FILTERING.search(question)):
-            return RouteDecision("listing", f'"{listing.group(0).strip()} ... {named}" lists entities the graph holds')
-        if _FILTERING.search(question):
-            return RouteDecision("listing", f'"{listing.group(0).strip()}" lists works filtered by what they study')
+    if listing and _FILTERING.search(question):
+        return RouteDecision("listing", f'"{listing.group(0).strip()}" lists works filtered by what they study')
     return None
 
 

@@ -1,6 +1,7 @@
 """Route accuracy on 184 reviewer questions over the two bundled protocols, several phrasings per
 route. The rules were tuned on the questions whose digest puts them in the tuning split; the held-out
-third is scored apart (1.000 and 0.984 today; 0.95 is the bar)."""
+third is scored apart (1.000 and 1.000 today; 0.95 is the bar). And on 176 questions other writers phrased
+without seeing the rules (0.963 and 0.927; 0.90 is the bar)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,20 @@ def test_route_accuracy(split: str):
     accuracy = 1 - len(wrong) / len(rows)
     print(f"{split}: {accuracy:.3f} of {len(rows)} questions")
     assert accuracy >= 0.95, "\n".join(f"{p}: {q!r} should be {r}, routed {got}" for p, q, r, got in wrong)
+
+
+OTHERS = Path(__file__).with_name("data") / "router_questions_others.yaml"
+
+
+@pytest.mark.parametrize("written", ["a", "b"])
+def test_route_accuracy_on_questions_other_writers_phrased(written: str):
+    """Set a tuned the rules; set b was scored after (0.927). Their misses ask for what the graph holds as text,
+    not as entities (settings, comparators, populations), which passages answer."""
+    sets = yaml.safe_load(OTHERS.read_text(encoding="utf-8"))[written]
+    rows = [(p, q, r) for p, routes in sets.items() for r, qs in routes.items() for q in qs]
+    wrong = [(p, q, r, got) for p, q, r in rows if (got := route_of(p, q)) != r]
+    accuracy = 1 - len(wrong) / len(rows)
+    print(f"set {written}: {accuracy:.3f} of {len(rows)} questions")
+    assert len(rows) >= 80 and accuracy >= 0.9, "\n".join(
+        f"{p}: {q!r} should be {r}, routed {got}" for p, q, r, got in wrong
+    )

@@ -153,12 +153,13 @@ def test_unicode_in_titles_and_collective_names() -> None:
     assert record["first_author"] == "Blanco-Martín"
 
 
-@needs_realdata
-def test_empty_result_set_file() -> None:
-    path = EFETCH_DIR / "37909814.xml"
-    if not path.exists():
-        pytest.skip(f"{path.name} is not in this copy of the real data")
-    assert parse_efetch(path.read_bytes(), where=path.name) == []
+def test_an_empty_result_set_is_no_records() -> None:
+    # what efetch answers for a PMID it no longer has: the declaration, the DOCTYPE and an empty set
+    empty = (
+        b'<?xml version="1.0" ?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2024//EN" '
+        b'"https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_240101.dtd">\n<PubmedArticleSet></PubmedArticleSet>\n'
+    )
+    assert parse_efetch(empty, where="37909814.xml") == []
 
 
 @needs_realdata
