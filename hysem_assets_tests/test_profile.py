@@ -43,7 +43,7 @@ def test_profile_selected_by_environment_and_errors_are_clear(monkeypatch: pytes
     monkeypatch.setenv("HYSEM_PROFILE", "gpu")
     assert load_profile().name == "gpu"
     monkeypatch.setenv("HYSEM_PROFILE", "nope")
-    with pytest.raises(ProfileError, match=r"nope.yaml does not exist.*\['gpu', 'local'\]"):
+    with pytest.raises(ProfileError, match=r"nope.yaml does not exist.*\['gpu', 'local', 'online'\]"):
         load_profile()
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\nsources:\n  pubmed:\n    requests_per_second: -1\n")
@@ -101,7 +101,7 @@ def test_a_model_section_is_checked_against_its_backends_own_keys(tmp_path: Path
     assert expected in str(raised.value)
 
 
-@pytest.mark.parametrize("profile", ["local", "gpu"])
+@pytest.mark.parametrize("profile", ["local", "online", "gpu"])
 def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str):
     from hysem_assets.settings.backends import parse_backend_config
 
@@ -120,3 +120,67 @@ def test_every_section_of_the_bundled_profiles_builds_its_resource(profile: str)
     if profile == "gpu":
         assert resources["pdf_parser"].settings.devices == ["cuda:0", "cuda:1"]
         assert resources["graph_database"].settings.backend == "neo4j"
+
+
+def test_the_online_profile_reads_the_public_apis_on_the_embedded_stores_without_a_model(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    for variable in ("HYSEM_LLM_URL", "HYSEM_LLM_MODEL"):
+        monkeypatch.delenv(variable, raising=False)
+    online = load_profile("online")
+    assert not online.mirror and resolve_endpoint("crossref", online).base_url == "https://api.crossref.org"
+    assert resolve_endpoint("pubmed", online).requests_per_second == 3  # NCBI's polite limit without a key
+    assets = online.assets
+    assert (assets.knowledge_graph.backend, assets.vector_index.url, assets.parsed_docs.devices) == (
+        "ladybug",
+        None,
+        [],
+    )
+    assert assets.extracted_fields.llm["backend"] == "extractive" and assets.answers.auditor == {"backend": "rules"}
+    assert assets.topics.llm is None and assets.answers.router is None
+
+
+def test_a_model_endpoint_in_the_environment_serves_the_roles_the_profile_lists(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HYSEM_LLM_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.setenv("HYSEM_LLM_MODEL", "qwen2.5:7b-instruct")
+    assets = load_profile("online").assets
+    served = [assets.extracted_fields.llm, assets.topics.llm, assets.answers.generator, assets.answers.auditor]
+    for config in [*served, assets.answers.router]:
+        assert config["backend"] == "openai" and config["model"] == "qwen2.5:7b-instruct"
+        assert config["base_url_env"] == "HYSEM_LLM_URL" and config["structured_output"] == "json_schema"
+    assert assets.answers.cypher is None  # not in `serves`: Cypher stays with the templates
+    assert load_profile("local").assets.extracted_fields.llm["backend"] == "extractive"  # no endpoint section
+    monkeypatch.delenv("HYSEM_LLM_MODEL")
+    with pytest.raises(ProfileError, match="HYSEM_LLM_URL names a model server but HYSEM_LLM_MODEL is not set"):
+        load_profile("online")
+
+
+def test_the_online_profiles_model_answers_extraction_through_its_json_schema_mode(monkeypatch: pytest.MonkeyPatch):
+    import asyncio
+
+    from hysem_assets.llm.registry import build_backend
+    from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json_reply
+
+    schema = {
+        "title": "Outcomes",
+        "type": "object",
+        "properties": {"outcomes": {"type": "array", "items": {"type": "string"}}},
+        "required": ["outcomes"],
+        "additionalProperties": False,
+    }
+    messages = [{"role": "system", "content": "Extract outcomes."}, {"role": "user", "content": "Stroke rates."}]
+    steps = [Step(json_reply({"outcomes": ["stroke"]}))]
+    with ScriptedLLMServer(steps, model="llama3.1:8b", schema=schema, api_key="sk-laptop") as server:
+        monkeypatch.setenv("HYSEM_LLM_URL", server.url + "/v1")
+        monkeypatch.setenv("HYSEM_LLM_MODEL", "llama3.1:8b")
+        monkeypatch.setenv("HYSEM_LLM_API_KEY", "sk-laptop")
+        backend = build_backend({**load_profile("online").assets.extracted_fields.llm, "cache": False})
+
+        async def once():
+            try:
+                return await backend.complete(messages, schema=schema)
+            finally:
+                await backend.aclose()
+
+        completion = asyncio.run(once())
+    assert server.failures == [] and completion.parsed_json == {"outcomes": ["stroke"]}

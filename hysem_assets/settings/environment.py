@@ -114,7 +114,7 @@ def config_dir() -> Path:
 
 
 def bundled_profiles() -> Path:
-    """The folder of the bundled deployment profiles (``local``, ``gpu``)."""
+    """The folder of the bundled deployment profiles (``local``, ``online``, ``gpu``)."""
     return BUNDLED / "profiles"
 
 

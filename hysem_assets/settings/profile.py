@@ -1,7 +1,7 @@
 """The shape of a deployment profile: one typed section per resource.
 
-A profile is a YAML file in ``resources/`` (the embedded default ``local``, the
-production example ``gpu``) chosen by ``HYSEM_PROFILE``. Every section here is a
+A profile is a YAML file in ``resources/`` (the embedded default ``local``, ``online`` for the
+public APIs on a laptop, the production example ``gpu``) chosen by ``HYSEM_PROFILE``. Every section here is a
 pydantic model that forbids unknown keys, so a misspelled key fails when the profile is
 read, naming the file, the key and the keys allowed there, instead of falling back to a
 default. The sections become the config of the resources built in
@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from hysem_assets.settings.backends import check_section
-from hysem_assets.settings.environment import bundled_profiles, profile_path
+from hysem_assets.settings.backends import StructuredOutput, check_section
+from hysem_assets.settings.environment import bundled_profiles, profile_path, variable
 from hysem_assets.settings.yamlfile import ConfigFileError, read_yaml_mapping
 
 #: The parse pipelines and the native pipeline's OCR engines (``parsing/ocr.py`` builds them).
@@ -262,6 +262,38 @@ class AnswerSettings(_Section):
     )
 
 
+#: What a model endpoint can serve: the model sections of ``assets``.
+ModelRole = Literal["extraction", "topics", "generator", "auditor", "cypher", "router"]
+#: Where each role's section lives in ``assets``.
+ROLE_SECTIONS: dict[str, tuple[str, str]] = {
+    "extraction": ("extracted_fields", "llm"),
+    "topics": ("topics", "llm"),
+    "generator": ("answers", "generator"),
+    "auditor": ("answers", "auditor"),
+    "cypher": ("answers", "cypher"),
+    "router": ("answers", "router"),
+}
+
+
+class ModelEndpoint(_Section):
+    """``model_endpoint``: one OpenAI-compatible server (Ollama, llama.cpp, vLLM, a hosted API) named by
+    environment variables. When its URL variable is set, it serves the roles in ``serves``; when not, the
+    profile's own sections do, so one profile runs with a model and without."""
+
+    url_env: str = Field(
+        "HYSEM_LLM_URL", description="Variable holding the API root, e.g. `http://127.0.0.1:11434/v1`."
+    )
+    model_env: str = Field("HYSEM_LLM_MODEL", description="Variable holding the model name the server serves.")
+    api_key_env: str = Field("HYSEM_LLM_API_KEY", description="Variable holding the API key, if the server needs one.")
+    structured_output: StructuredOutput = Field(
+        "json_schema", description="How the server is asked for JSON: json_schema, json_object, ollama or none."
+    )
+    serves: list[ModelRole] = Field(
+        default_factory=lambda: ["extraction", "topics", "generator", "auditor", "router"],
+        description="The model sections it replaces: extraction, topics, generator, auditor, cypher, router.",
+    )
+
+
 class AssetSettings(BaseModel):
     """Per-asset backends and placement."""
 
@@ -297,6 +329,9 @@ class Profile(BaseModel):
         "and flow on (`hysem materialize --allow-partial` for one run).",
     )
     pdfs: PdfSettings = Field(default_factory=PdfSettings, description="Open-access PDF downloads.")
+    model_endpoint: ModelEndpoint | None = Field(
+        None, description="An OpenAI-compatible server from the environment that serves the model sections when set."
+    )
     assets: AssetSettings = Field(default_factory=AssetSettings, description="Per-asset backends and placement.")
 
     def source(self, name: str) -> SourceSettings:
@@ -346,8 +381,35 @@ def read_profile(path: Path) -> Profile:
         raise ProfileError(f"Profile {path} is invalid: {_describe(exc)}") from None
 
 
+def with_model_endpoint(profile: Profile) -> Profile:
+    """``profile`` with its model endpoint in the sections it serves, when the endpoint's URL variable is set."""
+    endpoint = profile.model_endpoint
+    if endpoint is None or (url := variable(endpoint.url_env)) is None:
+        return profile
+    model = variable(endpoint.model_env)
+    if model is None:
+        raise ProfileError(
+            f"{endpoint.url_env} names a model server but {endpoint.model_env} is not set: set it to the name of "
+            f"the model the server serves, or unset {endpoint.url_env} to run on the embedded default"
+        )
+    config = {
+        "backend": "openai",
+        "model": model,
+        "base_url": url,
+        "base_url_env": endpoint.url_env,
+        "api_key_env": endpoint.api_key_env,
+        "structured_output": endpoint.structured_output,
+    }
+    data = profile.model_dump()
+    for role in endpoint.serves:
+        section, key = ROLE_SECTIONS[role]
+        data["assets"][section][key] = dict(config)
+    return Profile.model_validate(data)
+
+
 def load_profile(name: str | None = None) -> Profile:
-    """Read and validate the active profile; errors name the file and what to fix."""
+    """Read and validate the active profile, with its model endpoint where one is set; errors name the file
+    (or the variable) and what to fix."""
     path = profile_path(name)
     if not path.is_file():
         available = sorted(p.stem for p in bundled_profiles().glob("*.yaml"))
@@ -355,4 +417,4 @@ def load_profile(name: str | None = None) -> Profile:
             f"Profile file {path} does not exist. Set HYSEM_PROFILE to one of {available} "
             "or to the path of a profile YAML file."
         )
-    return read_profile(path)
+    return with_model_endpoint(read_profile(path))
