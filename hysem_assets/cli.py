@@ -289,14 +289,26 @@ def status(slug: str | None, as_json: bool) -> None:
     is_flag=True,
     help="Reclaim dead runs and their pool slots, materialize damaged assets again, rebuild incomplete chunk stores.",
 )
-def doctor(fix: bool) -> None:
-    """List what keeps runs from going on (dead runs, held pool slots, damaged asset files, store locks,
-    incomplete stores)."""
+@click.option(
+    "--profile",
+    help="Check this profile (a name in resources/ or a path; default HYSEM_PROFILE): for one that reaches real "
+    "services, each API, the contact address and the model server first.",
+)
+def doctor(fix: bool, profile: str | None) -> None:
+    """List what keeps runs from going on (unreachable services, refused keys, dead runs, held pool slots,
+    damaged asset files, store locks, incomplete stores)."""
+    if profile:  # before the code location loads: its resources are this profile's too
+        environment.use_profile(profile)
     from hysem_assets.defs.resources import build_resources
     from hysem_assets.runs.doctor import examine
     from hysem_assets.runs.instance import get_instance
     from hysem_assets.runs.launch import asset_keys, rematerialize
+    from hysem_assets.runs.services import check_services
+    from hysem_assets.settings.profile import load_profile
 
+    services = check_services(load_profile())
+    for check in services:
+        click.echo(f"{'!' if check.problem else ' '} {check.service:<12} {check.text}")
     keys, partitioned = asset_keys()
     findings = examine(get_instance(), build_resources(), keys, partitioned, rematerialize)
     for finding in findings:
@@ -308,6 +320,8 @@ def doctor(fix: bool) -> None:
                 click.echo(f"  fixed: {finding.fix()}")
     elif problems:
         raise click.ClickException(f"{len(problems)} problem(s); `hysem doctor --fix` fixes them.")
+    if unready := [check.service for check in services if check.problem]:
+        raise click.ClickException(f"not ready for a run: {', '.join(unready)} (see above; --fix cannot fix these).")
     click.echo("Nothing to fix." if not problems else f"Fixed {len(problems)} problem(s).")
 
 

@@ -126,6 +126,11 @@ def profile_path(name: str | None = None) -> Path:
     return bundled_profiles() / f"{name}.yaml"
 
 
+def use_profile(name: str) -> None:
+    """Make ``name`` (a bundled profile or a path) the profile of this process and the processes it starts."""
+    os.environ["HYSEM_PROFILE"] = name
+
+
 def url_override(source: str) -> str | None:
     """``HYSEM_<SOURCE>_URL`` wins over the profile, so one variable retargets a source."""
     return os.environ.get(f"HYSEM_{source.upper()}_URL") or None
