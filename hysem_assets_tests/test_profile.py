@@ -153,34 +153,3 @@ def test_a_model_endpoint_in_the_environment_serves_the_roles_the_profile_lists(
     monkeypatch.delenv("HYSEM_LLM_MODEL")
     with pytest.raises(ProfileError, match="HYSEM_LLM_URL names a model server but HYSEM_LLM_MODEL is not set"):
         load_profile("online")
-
-
-def test_the_online_profiles_model_answers_extraction_through_its_json_schema_mode(monkeypatch: pytest.MonkeyPatch):
-    import asyncio
-
-    from hysem_assets.llm.registry import build_backend
-    from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json_reply
-
-    schema = {
-        "title": "Outcomes",
-        "type": "object",
-        "properties": {"outcomes": {"type": "array", "items": {"type": "string"}}},
-        "required": ["outcomes"],
-        "additionalProperties": False,
-    }
-    messages = [{"role": "system", "content": "Extract outcomes."}, {"role": "user", "content": "Stroke rates."}]
-    steps = [Step(json_reply({"outcomes": ["stroke"]}))]
-    with ScriptedLLMServer(steps, model="llama3.1:8b", schema=schema, api_key="sk-laptop") as server:
-        monkeypatch.setenv("HYSEM_LLM_URL", server.url + "/v1")
-        monkeypatch.setenv("HYSEM_LLM_MODEL", "llama3.1:8b")
-        monkeypatch.setenv("HYSEM_LLM_API_KEY", "sk-laptop")
-        backend = build_backend({**load_profile("online").assets.extracted_fields.llm, "cache": False})
-
-        async def once():
-            try:
-                return await backend.complete(messages, schema=schema)
-            finally:
-                await backend.aclose()
-
-        completion = asyncio.run(once())
-    assert server.failures == [] and completion.parsed_json == {"outcomes": ["stroke"]}
