@@ -37,8 +37,16 @@ def test_a_query_added_from_the_launchpad_is_registered_and_run(dagster_server: 
     whole_graph = wait_for(requested, timeout=180, message=f"added_query_sensor to request query_job for {SLUG}")
     assert len(whole_graph) == 1
     # The sensor's request is what this test checks; the run itself is the backfill tests' business.
-    graphql(url, TERMINATE, {"id": whole_graph[0]["runId"]})
-    assert wait_for_run(url, whole_graph[0]["runId"], timeout=120)["status"] in {"CANCELED", "FAILURE", "SUCCESS"}
+    run_id = whole_graph[0]["runId"]
+
+    def stopping() -> bool:  # a run still starting refuses termination: ask again until it accepts or has ended
+        if graphql(url, TERMINATE, {"id": run_id})["terminateRun"]["__typename"] == "TerminateRunSuccess":
+            return True
+        return runs(url, runIds=[run_id])[0]["status"] in {"CANCELED", "FAILURE", "SUCCESS"}
+
+    wait_for(stopping, timeout=120, message=f"termination of run {run_id}", poll=2.0)
+    # a run that ended before termination took went through the whole graph (about two minutes on two cores)
+    assert wait_for_run(url, run_id, timeout=300)["status"] in {"CANCELED", "FAILURE", "SUCCESS"}
 
 
 def test_a_launchpad_query_without_text_fails_with_a_clear_message(dagster_server: DagsterServer) -> None:
