@@ -23,6 +23,8 @@ from hysem_assets.settings.profile import ROLE_SECTIONS, HttpSettings, Profile
 from hysem_assets.sources.base import Endpoint
 from hysem_assets.sources.endpoints import resolve_endpoint, with_client
 from hysem_assets.sources.http import FetchError, HttpClient
+from hysem_assets.sources.lookups import polite_params
+from hysem_assets.sources.pubmed import common_params
 from hysem_assets.sources.scopus import request_headers
 
 #: The sources a review searches or looks up, in the order a run asks them.
@@ -62,9 +64,7 @@ def _json(body: bytes) -> Any:
 
 
 async def _pubmed(client: HttpClient, endpoint: Endpoint) -> str:
-    params = {"db": "pubmed", "tool": "hysem", "term": "review", "retmax": 0, "retmode": "json"}
-    params.update({"email": endpoint.mailto} if endpoint.mailto else {})
-    params.update({"api_key": endpoint.api_key} if endpoint.api_key else {})
+    params = {**common_params(endpoint), "term": "review", "retmax": 0, "retmode": "json"}
     _, body = await client.request(f"{endpoint.base_url}/esearch.fcgi", params=params)
     count = _json(body).get("esearchresult", {}).get("count")
     if count is None:
@@ -73,9 +73,7 @@ async def _pubmed(client: HttpClient, endpoint: Endpoint) -> str:
 
 
 async def _openalex(client: HttpClient, endpoint: Endpoint) -> str:
-    params: dict[str, str | int] = {"search": "review", "per-page": 1}
-    params.update({"mailto": endpoint.mailto} if endpoint.mailto else {})
-    params.update({"api_key": endpoint.api_key} if endpoint.api_key else {})
+    params = {"search": "review", "per-page": 1, **polite_params(endpoint)}
     _, body = await client.request(f"{endpoint.base_url}/works", params=params)
     data = _json(body)
     if not isinstance(data.get("results"), list):
@@ -94,9 +92,8 @@ async def _scopus(client: HttpClient, endpoint: Endpoint) -> str:
 
 
 async def _crossref(client: HttpClient, endpoint: Endpoint) -> str:
-    params = {"mailto": endpoint.mailto} if endpoint.mailto else {}
     status, body = await client.request(
-        f"{endpoint.base_url}/works/{PROBE_DOI}", params=params, ok_statuses=frozenset({200, 404})
+        f"{endpoint.base_url}/works/{PROBE_DOI}", params=polite_params(endpoint), ok_statuses=frozenset({200, 404})
     )
     if status == 404 and body.strip().startswith(b"Resource not found"):
         return "answers DOI lookups"

@@ -31,7 +31,8 @@ class LookupOutcome:
     failures: list[Failure] = field(default_factory=list)
 
 
-def _polite(endpoint: Endpoint) -> dict[str, str]:
+def polite_params(endpoint: Endpoint) -> dict[str, str]:
+    """The contact address (the polite pool) and the key, as OpenAlex and Crossref take them."""
     params = {"mailto": endpoint.mailto} if endpoint.mailto else {}
     if endpoint.api_key:
         params["api_key"] = endpoint.api_key
@@ -53,7 +54,7 @@ async def lookup_openalex(
 
     async def one(batch: list[str], number: int) -> None:
         where = f"works by DOI, batch {number}"
-        params = {"filter": "doi:" + "|".join(batch), "per-page": str(OPENALEX_DOI_BATCH), **_polite(endpoint)}
+        params = {"filter": "doi:" + "|".join(batch), "per-page": str(OPENALEX_DOI_BATCH), **polite_params(endpoint)}
         try:
             _, body = await client.request(f"{endpoint.base_url}/works", params=params)
             page = parse_works_page(body, where=where)
@@ -84,7 +85,7 @@ async def lookup_crossref(
         try:
             status, body = await client.request(
                 f"{endpoint.base_url}/works/{quote(doi, safe='/:;()')}",
-                params=_polite(endpoint),
+                params=polite_params(endpoint),
                 ok_statuses=frozenset({200, 404}),
             )
             if status == 404:

@@ -14,7 +14,8 @@ MAX_RECORDS = 10_000
 EFETCH_BATCH = 200
 
 
-def _common_params(endpoint: Endpoint) -> dict[str, str]:
+def common_params(endpoint: Endpoint) -> dict[str, str]:
+    """What every E-utilities request carries: the database, the tool, the contact address and the key."""
     params = {"db": "pubmed", "tool": "hysem"}
     if endpoint.mailto:
         params["email"] = endpoint.mailto
@@ -25,7 +26,7 @@ def _common_params(endpoint: Endpoint) -> dict[str, str]:
 
 def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
     retmax = min(spec.max_records, MAX_RECORDS)
-    params = {**_common_params(endpoint), "term": spec.text_for("pubmed"), "usehistory": "y", "retmax": str(retmax)}
+    params = {**common_params(endpoint), "term": spec.text_for("pubmed"), "usehistory": "y", "retmax": str(retmax)}
     if spec.date_from or spec.date_to:
         params["datetype"] = "pdat"
         params["mindate"] = spec.date_from.strftime("%Y/%m/%d") if spec.date_from else "1800/01/01"
@@ -66,7 +67,7 @@ async def fetch_pubmed(
             selection = {"id": ",".join(search.ids[retstart : retstart + size])}
         try:
             _, body = await client.request(
-                f"{endpoint.base_url}/efetch.fcgi", data={**_common_params(endpoint), "retmode": "xml", **selection}
+                f"{endpoint.base_url}/efetch.fcgi", data={**common_params(endpoint), "retmode": "xml", **selection}
             )
             batches[retstart] = parse_efetch(body, where=_batch_where(retstart))
         except (FetchError, SourceFormatError) as exc:
