@@ -81,6 +81,10 @@ def query() -> None:
 @click.option("--max-records", type=int, default=10_000, show_default=True, help="Cap per source.")
 @click.option("--mailto", help="Contact e-mail for the APIs' polite pools.")
 @click.option("--protocol", help=f"Review protocol of config/protocols (default {DEFAULT_PROTOCOL}).")
+@click.option(
+    "--schedule",
+    help="A living review: daily, weekly, monthly or a cron string (UTC); each tick searches for what is new.",
+)
 def query_add(
     text,
     slug,
@@ -94,6 +98,7 @@ def query_add(
     max_records,
     mailto,
     protocol,
+    schedule,
 ):
     """Append a query to config/queries.yaml and register its partition."""
     try:
@@ -108,6 +113,7 @@ def query_add(
             max_records=max_records,
             mailto=mailto,
             protocol=protocol,
+            schedule=schedule,
         )
     except QueryError as exc:
         raise click.UsageError(str(exc)) from exc
@@ -123,6 +129,8 @@ def query_add(
         unregister_partitions(registered)
         raise
     click.echo(f"Added query {spec.slug!r} and registered its partition.")
+    if spec.cron:
+        click.echo(f"It is searched again on the schedule {spec.cron!r} (UTC) while the Dagster daemon runs.")
     if not contact:
         click.echo(f"Warning: {environment.MISSING_CONTACT} Full texts fail until one is set.", err=True)
 
@@ -138,7 +146,14 @@ def query_list(as_json: bool) -> None:
     for spec in specs.values():
         dates = f"{spec.date_from or '…'} to {spec.date_to or '…'}"
         title = spec.title or spec.text_for(spec.sources[0])[:60]
-        click.echo(f"{spec.slug}\t{spec.protocol or DEFAULT_PROTOCOL}\t{', '.join(spec.sources)}\t{dates}\t{title}")
+        columns = [
+            spec.slug,
+            spec.protocol or DEFAULT_PROTOCOL,
+            ", ".join(spec.sources),
+            dates,
+            spec.schedule or "once",
+        ]
+        click.echo("\t".join([*columns, title]))
 
 
 @main.group()
@@ -272,15 +287,34 @@ def status(slug: str | None, as_json: bool) -> None:
     if slug:
         get_query(slug)
     rows = [row for s in slugs for row in status_rows(s)]
+    updates = {s: _last_update(s) for s in slugs}
     if as_json:
+        for row in rows:
+            if row["asset"] == "updates":
+                row["last_update"] = updates[row["query"]]
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
         state = "materialized" if row["materialized"] else "damaged" if row["problem"] else "missing"
         line = f"{row['query']:<28} {row['asset']:<28} {state:<13} rows={row['rows']}  {row['last_run'] or ''}"
         click.echo(line + (f"  ({row['problem']}; `hysem doctor --fix`)" if row["problem"] else ""))
+    for s, line in updates.items():
+        if line is not None:
+            click.echo(f"{s}: last {line}")
     for note in stuck_run_notes():
         click.echo(note, err=True)
+
+
+def _last_update(slug: str) -> str | None:
+    """The query's latest update in one line, when ``updates`` is materialized and readable."""
+    from hysem_assets.review.updates import last_update_line
+    from hysem_assets.stores.tables import DamagedAssetError
+
+    try:
+        history = _load_asset("updates", slug)
+    except DamagedAssetError:  # the status line above names the file
+        return None
+    return None if history is None else last_update_line(history)
 
 
 @main.command()

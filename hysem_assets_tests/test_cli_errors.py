@@ -67,6 +67,7 @@ def test_query_add_validates_every_field_in_one_place(config: Path):
         ("--from", "2999-01-01"): "date_from 2999-01-01 is in the future",
         ("--from", "2020-01-01", "--to", "2019-01-01"): "date_from 2020-01-01 is after date_to 2019-01-01",
         ("--slug", "s" * 81): "slug is 81 characters long; at most 80",
+        ("--schedule", "fortnightly"): "schedule 'fortnightly' is neither daily, weekly, monthly nor a cron string",
     }
     for options, message in cases.items():
         result = invoke("query", "add", "ozone", "--slug", "ok3", *options)

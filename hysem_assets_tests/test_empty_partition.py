@@ -28,8 +28,8 @@ QUERY = f"""
     protocol: pollution-cardio-ml
 """
 #: Assets whose empty partition still holds rows: the flow's boxes (all zero), the Query node
-#: loaded into the graph, and one answer per question saying there is no evidence.
-NOT_ROW_FREE = {"prisma_flow", "knowledge_graph", "answers"}
+#: loaded into the graph, one answer per question saying there is no evidence, and the search as an update.
+NOT_ROW_FREE = {"prisma_flow", "knowledge_graph", "answers", "updates"}
 
 
 def invoke(*args: str):

@@ -524,3 +524,22 @@ def test_scopus_finds_nothing_with_its_empty_result_entry(mirror: MirrorServer) 
     assert results["opensearch:totalResults"] == "0" and results["opensearch:itemsPerPage"] == "0"
     assert results["entry"] == [{"@_fa": "true", "error": "Result set was empty"}]
     assert {link["@ref"] for link in results["link"]} == {"self", "first"}
+
+
+def test_the_days_records_were_added_select_a_re_search(mirror: MirrorServer) -> None:
+    """PubMed's Entrez date and OpenAlex's creation date are evaluated; Scopus's load date cannot be."""
+    statins = set(pubmed_ids(mirror, "statin*[tiab] AND dementia[tiab]"))
+    since_2024 = set(pubmed_ids(mirror, "statin*[tiab] AND dementia[tiab]", datetype="edat", mindate="2024/01/01"))
+    assert since_2024 and since_2024 < statins
+    in_2023 = pubmed_ids(mirror, "statin*[tiab]", datetype="edat", mindate="2023/01/01", maxdate="2023/12/31")
+    assert in_2023 and not set(in_2023) & since_2024
+    assert pubmed_ids(mirror, "statin*[tiab]", datetype="edat", mindate="2999/01/01") == []
+
+    everything = set(openalex_ids(mirror, search="statin dementia"))
+    created = set(openalex_ids(mirror, search="statin dementia", filter="from_created_date:2024-01-01"))
+    before = set(openalex_ids(mirror, search="statin dementia", filter="to_created_date:2023-12-31"))
+    assert created and before and created | before == everything and not created & before
+    assert fetch(f"{mirror.base_urls['openalex']}/works?filter=from_created_date:soon")[0] == 400
+
+    loaded = "TITLE-ABS-KEY(statin* AND dementia) AND ORIG-LOAD-DATE AFT 20991231"
+    assert set(scopus_ids(mirror, loaded)) == set(scopus_ids(mirror, "TITLE-ABS-KEY(statin* AND dementia)"))

@@ -26,10 +26,20 @@ def test_query_add_takes_a_protocol_and_refuses_an_unknown_one(config: Path) -> 
     assert refused.exit_code == 2 and "No protocol 'nope'" in refused.output and "generic" in refused.output
     assert (config / "queries.yaml").read_text(encoding="utf-8") == before
 
-    added = invoke("query", "add", "statins and dementia", "--protocol", "generic", "--mailto", "me@example.org")
-    assert added.exit_code == 0, added.output
+    added = invoke(
+        "query",
+        "add",
+        "statins and dementia",
+        "--protocol",
+        "generic",
+        "--mailto",
+        "me@example.org",
+        "--schedule",
+        "weekly",
+    )
+    assert added.exit_code == 0 and "searched again on the schedule '0 6 * * 1'" in added.output, added.output
     listed = invoke("query", "list").output.splitlines()
-    assert any(line.startswith("statins-and-dementia\tgeneric\t") for line in listed)
+    assert any(line.startswith("statins-and-dementia\tgeneric\t") and "\tweekly\t" in line for line in listed)
     assert any(line.startswith(f"{SAMPLE_QUERY}\tpollution-cardio-ml\t") for line in listed)
 
 

@@ -79,3 +79,28 @@ def test_unknown_slug_lists_declared_ones(tmp_path: Path):
     append_query(QuerySpec(slug="one", query="a"), path)
     with pytest.raises(QueryError, match=r"No query with slug 'two'.*\['one'\].*hysem query add"):
         get_query("two", path)
+
+
+@pytest.mark.parametrize(
+    ("declared", "cron"),
+    [("weekly", "0 6 * * 1"), ("Monthly", "0 6 1 * *"), ("daily", "0 6 * * *"), ("30  2 * * 5", "30 2 * * 5")],
+)
+def test_a_schedule_is_a_word_or_a_cron_string(declared: str, cron: str) -> None:
+    assert QuerySpec(slug="q", query="x", schedule=declared).cron == cron
+    assert QuerySpec(slug="q", query="x").cron is None
+
+
+@pytest.mark.parametrize("declared", ["fortnightly", "0 6 * *", "61 * * * *"])
+def test_a_schedule_that_is_neither_is_refused_with_the_forms_it_takes(declared: str) -> None:
+    with pytest.raises(ValueError, match="neither daily, weekly, monthly nor a cron string"):
+        QuerySpec(slug="q", query="x", schedule=declared)
+
+
+def test_every_scheduled_query_gets_its_own_schedule_even_when_slugs_spell_alike() -> None:
+    from hysem_assets.defs.schedules import living_review_schedules
+
+    specs = {s: QuerySpec(slug=s, query="x", schedule="weekly") for s in ("a-b", "a_b", "c")}
+    specs["once"] = QuerySpec(slug="once", query="x")
+    names = [schedule.name for schedule in living_review_schedules(specs)]
+    assert len(set(names)) == 3 and names[2] == "living_review__c"
+    assert all(name.startswith("living_review__a_b_") for name in names[:2])

@@ -11,7 +11,6 @@ from dagster import (
     AssetExecutionContext,
     AssetIn,
     AssetKey,
-    AssetRecordsFilter,
     AssetsDefinition,
     Config,
     Failure,
@@ -23,6 +22,7 @@ from pydantic import Field
 
 from hysem_assets.acquisition.contracts import clusters_with_several_dois, lost_and_repeated, repeated_cluster_ids
 from hysem_assets.acquisition.enrich import apply_enrichment, retracted_clusters
+from hysem_assets.acquisition.research import LastSearch, SearchMode, entry_window, merge_found, parse_as_of
 from hysem_assets.acquisition.types import RawMetadataFrame
 from hysem_assets.core.empty import empty_note, nothing_to_check
 from hysem_assets.core.progress import Progress
@@ -30,10 +30,12 @@ from hysem_assets.core.records import records_frame
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.merge import merge_clusters
 from hysem_assets.defs.fetch_report import fatal_error, outcome_metadata, partial_summary
-from hysem_assets.defs.metadata import table_preview
+from hysem_assets.defs.metadata import latest_metadata, table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import ReviewConfig, ScholarlyApis
+from hysem_assets.settings.environment import asset_file
 from hysem_assets.settings.queries import METADATA_SOURCES
+from hysem_assets.stores.tables import DamagedAssetError, read_table
 
 DESCRIPTIONS = {
     "pubmed": "PubMed records (NCBI E-utilities esearch + efetch XML), normalized core columns plus the raw XML.",
@@ -51,6 +53,15 @@ ALLOW_PARTIAL_HINT = (
 )
 
 
+class SearchConfig(Config):
+    search: SearchMode = Field(
+        "auto",
+        description="new: only records the source added since the last complete search (merged into those held); "
+        "full: everything again; auto: new for queries with a schedule, full otherwise.",
+    )
+    as_of: str = Field("", description="The last day the search covers (YYYY-MM-DD); empty: today (UTC).")
+
+
 def raw_metadata_asset(source: str) -> AssetsDefinition:
     """One asset per source, built by the same shell so every source behaves alike."""
     key = AssetKey(["raw_metadata", source])
@@ -65,8 +76,14 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
         dagster_type=RawMetadataFrame,
         check_specs=[AssetCheckSpec(FETCH_COMPLETE, asset=key, description=FETCH_COMPLETE_DESCRIPTION, blocking=True)],
     )
-    def _raw_metadata(context: AssetExecutionContext, scholarly_apis: ScholarlyApis, review_config: ReviewConfig):
+    def _raw_metadata(
+        context: AssetExecutionContext, config: SearchConfig, scholarly_apis: ScholarlyApis, review_config: ReviewConfig
+    ):
         spec = review_config.query(context.partition_key)
+        try:
+            as_of = parse_as_of(config.as_of)
+        except ValueError as exc:
+            raise Failure(description=f"raw_metadata/{source} for {spec.slug!r}: {exc}") from None
         if source not in spec.sources:
             message = f"{source} is not among this query's sources {spec.sources}"
             context.log.info(message)
@@ -77,11 +94,16 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
             yield AssetCheckResult(check_name=FETCH_COMPLETE, passed=True, metadata={"skipped": message})
             return
         endpoint = scholarly_apis.endpoint(source, spec)
-        context.log.info(f"Fetching {source} for {spec.slug!r} from {endpoint.display_url}")
+        window = entry_window(spec, source, _last_search(context, key), config.search, as_of)
+        held = _held_records(context, source, spec.slug) if window else None
+        if held is None:
+            window = None
+        searched = f"records {window}" if window else "every record"
+        context.log.info(f"Fetching {source} for {spec.slug!r} from {endpoint.display_url}: {searched}")
         progress = Progress(context.log, f"raw_metadata/{source}")
         started = time.monotonic()
         try:
-            outcome = scholarly_apis.fetch(source, spec, progress)
+            outcome = scholarly_apis.fetch(source, spec, progress, window)
         finally:
             progress.close()
         for message in filter(None, [outcome.skipped, *outcome.notes]):
@@ -93,9 +115,16 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
         error = fatal_error(outcome)
         if error:
             raise Failure(description=error, metadata={"failures": len(outcome.failures)})
-        frame = records_frame(outcome.records)
+        found = records_frame(outcome.records)
+        frame = found if held is None else merge_found(held, found)
         metadata = outcome_metadata(outcome, frame, endpoint.display_url, time.monotonic() - started)
         metadata["query"] = MetadataValue.text(spec.text_for(source))
+        metadata["search"] = searched
+        metadata["searched_through"] = as_of.isoformat()
+        metadata["search_key"] = spec.search_key(source)
+        if held is not None:
+            metadata["records_found"] = len(found)
+            metadata["records_new"] = int((~found["source_id"].isin(set(held["source_id"]))).sum())
         allowed = scholarly_apis.allow_partial_results
         if outcome.partial:
             summary = partial_summary(outcome, len(frame), outcome.expected(spec.max_records))
@@ -124,19 +153,35 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
     return _raw_metadata
 
 
+def _last_search(context: AssetExecutionContext, key: AssetKey) -> LastSearch | None:
+    """The search behind this partition's latest materialization (None before the first)."""
+    metadata = latest_metadata(context.instance, key, context.partition_key)
+    if metadata is None:
+        return None
+    through = metadata.get("searched_through")
+    return LastSearch(
+        searched_through=parse_as_of(through) if through else None,
+        search_key=metadata.get("search_key"),
+        complete=not metadata.get("partial", False),
+    )
+
+
+def _held_records(context: AssetExecutionContext, source: str, slug: str) -> pd.DataFrame | None:
+    """The records this partition holds for ``source``, which a re-search adds to; None when they cannot be read."""
+    path = asset_file(f"raw_metadata/{source}", slug)
+    try:
+        return read_table(path)
+    except (FileNotFoundError, DamagedAssetError) as exc:  # search everything again instead
+        context.log.warning(f"{path} cannot be read ({exc}); searching every record again")
+        return None
+
+
 def _complete_rows(context: AssetExecutionContext, key: AssetKey) -> int | None:
     """Rows of this partition's latest materialization when it was complete, else None."""
-    records = context.instance.fetch_materializations(
-        AssetRecordsFilter(asset_key=key, asset_partitions=[context.partition_key]), limit=1
-    ).records
-    materialization = records[0].asset_materialization if records else None
-    if materialization is None:
+    metadata = latest_metadata(context.instance, key, context.partition_key)
+    if metadata is None or metadata.get("partial", False):
         return None
-    metadata = materialization.metadata
-    if "partial" in metadata and metadata["partial"].value:
-        return None
-    rows = metadata.get("dagster/row_count")
-    return int(rows.value) if rows is not None else 0
+    return int(metadata.get("dagster/row_count", 0))
 
 
 raw_metadata_assets = [raw_metadata_asset(source) for source in METADATA_SOURCES]

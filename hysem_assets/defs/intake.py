@@ -38,6 +38,9 @@ class NewQuery(Config):
     protocol: str = Field(
         DEFAULT_PROTOCOL, description="Review protocol of config/protocols whose fields are extracted."
     )
+    schedule: str = Field(
+        "", description="A living review: daily, weekly, monthly or a cron string (UTC); empty: searched once."
+    )
     materialize: bool = Field(True, description="Run the whole graph for the new query once it is added.")
 
     def spec(self) -> QuerySpec:
@@ -52,6 +55,7 @@ class NewQuery(Config):
             max_records=self.max_records,
             mailto=self.mailto,
             protocol=self.protocol,
+            schedule=self.schedule,
         )
 
 

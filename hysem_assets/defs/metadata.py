@@ -1,4 +1,5 @@
-"""Tables for the Dagster UI: a few rows of a frame as Markdown, long cells shortened."""
+"""Metadata in the Dagster UI: a few rows of a frame as Markdown, long cells shortened; and what an
+asset's latest materialization recorded."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
-from dagster import MetadataValue
+from dagster import AssetKey, AssetRecordsFilter, DagsterInstance, MetadataValue
 
 
 def _cell(value: Any, width: int) -> Any:
@@ -25,3 +26,12 @@ def table_preview(
     if shown.empty:
         return MetadataValue.md(empty)
     return MetadataValue.md(shown.apply(lambda column: column.map(lambda v: _cell(v, width))).to_markdown(index=False))
+
+
+def latest_metadata(instance: DagsterInstance, key: AssetKey, partition: str) -> dict[str, Any] | None:
+    """The plain values of the metadata of ``key``'s latest materialization of ``partition``; None before one."""
+    records = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=key, asset_partitions=[partition]), limit=1
+    ).records
+    materialization = records[0].asset_materialization if records else None
+    return None if materialization is None else {name: value.value for name, value in materialization.metadata.items()}

@@ -28,7 +28,7 @@ from hysem_assets.settings.catalog import Review, review_for
 from hysem_assets.settings.environment import config_dir
 from hysem_assets.settings.profile import Profile, load_profile
 from hysem_assets.settings.protocols import Protocol, load_protocols
-from hysem_assets.settings.queries import METADATA_SOURCES, QuerySpec, get_query
+from hysem_assets.settings.queries import METADATA_SOURCES, EntryWindow, QuerySpec, get_query
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.endpoints import base_url, fetch, lookup, needs_mirror, resolve_endpoint
 from hysem_assets.sources.lookups import LookupOutcome
@@ -117,8 +117,14 @@ class ScholarlyApis(ConfigurableResource):
         """Where ``source`` lives (environment variable, profile, mirror, public API)."""
         return base_url(source, self._profile, self._mirror.base_urls if self._mirror else None)
 
-    def fetch(self, source: str, spec: QuerySpec, progress: ProgressCallback = no_progress) -> FetchOutcome:
-        return fetch(self.endpoint(source, spec), spec, self.http, progress)
+    def fetch(
+        self,
+        source: str,
+        spec: QuerySpec,
+        progress: ProgressCallback = no_progress,
+        window: EntryWindow | None = None,
+    ) -> FetchOutcome:
+        return fetch(self.endpoint(source, spec), spec, self.http, progress, window)
 
     def lookup(
         self, source: str, dois: list[str], spec: QuerySpec, progress: ProgressCallback = no_progress

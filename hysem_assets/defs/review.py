@@ -1,7 +1,9 @@
-"""Review deliverables per query: ``prisma_flow`` (PRISMA 2020 counts and diagram) and
-``evidence_table`` (one row per included study, CSV and XLSX)."""
+"""Review deliverables per query: ``prisma_flow`` (PRISMA 2020 counts and diagram),
+``evidence_table`` (one row per included study, CSV and XLSX) and ``updates`` (what each search
+of a living review changed)."""
 
 import base64
+import json
 
 import pandas as pd
 from dagster import (
@@ -18,14 +20,16 @@ from dagster import (
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
 from hysem_assets.core.spreadsheets import write_csv
-from hysem_assets.defs.metadata import table_preview
+from hysem_assets.defs.metadata import latest_metadata, table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
 from hysem_assets.review.evidence import field_columns, write_xlsx
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
-from hysem_assets.settings.environment import review_dir
+from hysem_assets.review.updates import history_frame, review_state, update_row
+from hysem_assets.settings.environment import asset_file, review_dir
 from hysem_assets.settings.queries import METADATA_SOURCES
+from hysem_assets.stores.tables import DamagedAssetError, read_table
 
 RECONCILE_CHECK = "flow_counts_reconcile"
 
@@ -146,3 +150,98 @@ def evidence_table(
             "xlsx": MetadataValue.path(str(folder / "evidence_table.xlsx")),
         },
     )
+
+
+@asset(
+    group_name="review",
+    partitions_def=queries_partitions,
+    ins={
+        **{source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
+        **{name: AssetIn() for name in ("deduped_corpus", "screening", "pdfs", "parsed_docs")},
+    },
+    deps=["answers"],
+    description=(
+        "One row per search of the query (the first, then each re-search of a living review): new records and works, "
+        "works newly retracted or corrected, works dropped, answers whose text or cited works changed (with a diff; "
+        "answers are compared when they are materialized), and the update's PRISMA flow (studies of the previous "
+        "version + new studies = total)."
+    ),
+    kinds={"python", "parquet"},
+)
+def updates(
+    context: AssetExecutionContext,
+    pubmed: pd.DataFrame,
+    openalex: pd.DataFrame,
+    scopus: pd.DataFrame,
+    deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
+    pdfs: pd.DataFrame,
+    parsed_docs: pd.DataFrame,
+) -> Output[pd.DataFrame]:
+    slug = context.partition_key
+    history = _stored(context, "updates", slug, history_frame([]))
+    answers = _stored(context, "answers", slug, pd.DataFrame(columns=["question", "markdown", "json"]))
+    raw = {"pubmed": pubmed, "openalex": openalex, "scopus": scopus}
+    record_ids = [f"{source}:{i}" for source, frame in raw.items() for i in frame["source_id"].astype(str)]
+    included = included_works(deduped_corpus, screening, pdfs, parsed_docs)
+    state = review_state(record_ids, deduped_corpus, included, answers)
+    searches = {
+        source: latest_metadata(context.instance, AssetKey(["raw_metadata", source]), slug) or {}
+        for source in METADATA_SOURCES
+    }
+    previous = json.loads(history["state_json"].iloc[-1]) if len(history) else None
+    row = update_row(
+        previous,
+        state,
+        number=len(history) + 1,
+        search="; ".join(f"{s}: {m['search']}" for s, m in searches.items() if m.get("search")),
+        searched_through=max(
+            (m["searched_through"] for m in searches.values() if m.get("searched_through")), default=""
+        ),
+    )
+    history = history_frame([*history.to_dict("records"), row])
+    context.log.info(
+        f"Update {row['update']}: {row['new_works']} new works, {row['retracted']} newly retracted, "
+        f"{row['corrected']} corrected, {row['dropped']} dropped, {row['changed_answers']} answers changed"
+    )
+    return Output(history, metadata={**_update_metadata(row, len(history)), **empty_note(len(deduped_corpus))})
+
+
+def _stored(context: AssetExecutionContext, asset: str, slug: str, empty: pd.DataFrame) -> pd.DataFrame:
+    """An asset's stored table: the updates so far, or the answers (none yet when the QA stage has not run);
+    ``empty`` when there is none, and with a warning when its file is damaged."""
+    try:
+        return read_table(asset_file(asset, slug))
+    except FileNotFoundError:
+        return empty
+    except DamagedAssetError as exc:
+        context.log.warning(f"{exc}; this update goes on without it")
+        return empty
+
+
+def _update_metadata(row: dict, updates_so_far: int) -> dict:
+    flow = pd.DataFrame(json.loads(row["flow_json"]))
+    listed = {
+        name: [f"{w['title'] or w['work']}" for w in json.loads(row[f"{name}_json"])]
+        for name in ("new_works", "retracted", "corrected", "dropped")
+    }
+    changed = json.loads(row["changed_answers_json"])
+    return {
+        "dagster/row_count": updates_so_far,
+        "update": row["update"],
+        "searched_through": row["searched_through"] or "(unknown)",
+        "search": row["search"] or "(unknown)",
+        **{name: row[name] for name in ("new_records", "new_works", "retracted", "corrected", "dropped")},
+        "changed_answers": row["changed_answers"],
+        "included_total": row["included_total"],
+        "flow": MetadataValue.md(flow[["label", "count"]].to_markdown(index=False)),
+        "what_changed": MetadataValue.md(
+            "\n".join(
+                [
+                    f"**{name.replace('_', ' ')}**: " + ("; ".join(items[:20]) or "none")
+                    for name, items in listed.items()
+                ]
+                + [f"**answer changed**: {c['question']}" for c in changed]
+            )
+        ),
+    }

@@ -492,7 +492,7 @@ class _Token:
     adjacent: bool = False  # a tag written right after the term (no space)
 
 
-_SCOPUS_RANGE = re.compile(r"([A-Z][A-Z-]*[A-Z])\s*(>=|<=|>|<|=|AFT\b|BEF\b|IS\b)\s*\d{4}", re.IGNORECASE)
+_SCOPUS_RANGE = re.compile(r"([A-Z][A-Z-]*[A-Z])\s*(>=|<=|>|<|=|AFT\b|BEF\b|IS\b)\s*\d{4}(?:\d{4})?\b", re.IGNORECASE)
 _PROXIMITY = re.compile(r"(?:W|PRE)/\d+\Z", re.IGNORECASE)
 _QUOTES = {'"': '"', "\u201c": "\u201d", "\u201d": "\u201d"}
 

@@ -6,7 +6,12 @@ and parsing code. Searches select records: PubMed ``term``, OpenAlex ``search`` 
 ``.search`` filters) and Scopus ``query`` are parsed in each source's syntax and evaluated
 against every record's title, abstract, keywords, MeSH headings and authors
 (``hysem_assets.mirror.search``), then paged the way the real API pages them; a search that
-finds nothing answers with that API's empty result. Date limits are not evaluated.
+finds nothing answers with that API's empty result. Publication-date limits are not evaluated;
+the dates a source added its records are, so a living review's re-search gets only what is new:
+PubMed ``datetype=edat`` (or ``crdt``) with ``mindate``/``maxdate`` against each record's
+Entrez (or PubMed) history date, and OpenAlex ``from_created_date``/``to_created_date`` against
+``created_date``. Scopus search entries carry no load date, so ``ORIG-LOAD-DATE`` is not
+evaluated; a re-search there returns every match again, which merging by record id absorbs.
 Identifier lookups (efetch ids, OpenAlex ``doi:``/``pmid:``/``openalex:`` filters, Crossref
 and Unpaywall DOIs) select by identifier.
 
@@ -44,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import datetime as dt
 import json
 import re
 import secrets
@@ -164,6 +170,8 @@ class Snapshot:
     directories: tuple[Path, ...] = ()
     #: Searchable text per source, by PMID / position in ``openalex`` / position in ``scopus``.
     documents: dict[str, dict[Any, Document]] = field(default_factory=lambda: {s: {} for s in SEARCHED_SOURCES})
+    #: Day each PubMed record (by PMID, Entrez and PubMed history dates) and OpenAlex work (by position) was added.
+    added_on: dict[str, dict[Any, dt.date]] = field(default_factory=lambda: {"edat": {}, "crdt": {}, "openalex": {}})
     #: Per source: (simplified harvest query, the record keys it returned).
     harvests: dict[str, list[tuple[Node, frozenset[Any]]]] = field(
         default_factory=lambda: {s: [] for s in SEARCHED_SOURCES}
@@ -192,10 +200,15 @@ class Snapshot:
                 if pmid not in self.pubmed:
                     self.pubmed[pmid] = text
                     self.documents["pubmed"][pmid] = pubmed_document(element)
+                    for datetype, status in PUBMED_HISTORY_DATES.items():
+                        if (day := _history_date(element, status)) is not None:
+                            self.added_on[datetype][pmid] = day
                 added["pubmed"].add(pmid)
         for path in _json_files(root / "openalex"):
             for work in _items(path, _openalex_items):
                 added["openalex"].add(_openalex_short_id(work))
+                if (day := _iso_date(work.get("created_date"))) is not None:
+                    self.added_on["openalex"][len(self.openalex)] = day
                 self.documents["openalex"][len(self.openalex)] = openalex_document(work)
                 self.openalex.append(work)
         for path in _json_files(root / "scopus"):
@@ -313,6 +326,40 @@ def _pubmed_records(path: Path) -> Iterable[tuple[str, str, ET.Element]]:
             raise ValueError(f"{path}: a {element.tag} without a PMID")
         element.tail = None
         yield pmid.strip(), ET.tostring(element, encoding="unicode"), element
+
+
+#: E-utilities ``datetype`` values the mirror evaluates -> the PubMedPubDate status holding that date.
+PUBMED_HISTORY_DATES = {"edat": "entrez", "crdt": "pubmed"}
+
+
+def _history_date(element: ET.Element, status: str) -> dt.date | None:
+    found = element.find(f"PubmedData/History/PubMedPubDate[@PubStatus='{status}']")
+    if found is None:
+        return None
+    try:
+        return dt.date(*(int(found.findtext(part) or 1) for part in ("Year", "Month", "Day")))
+    except ValueError:
+        return None
+
+
+def _iso_date(value: Any) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def _within(day: dt.date | None, first: dt.date | None, last: dt.date | None) -> bool:
+    """A record without the date is kept: the mirror cannot tell, and a re-search merges what it gets again."""
+    return day is None or ((first is None or day >= first) and (last is None or day <= last))
+
+
+def _entrez_day(value: str | None) -> dt.date | None:
+    """An E-utilities ``mindate``/``maxdate`` (YYYY, YYYY/MM or YYYY/MM/DD); None when absent."""
+    if not value:
+        return None
+    parts = [int(part) for part in value.strip().split("/")]
+    return dt.date(*(parts + [1] * (3 - len(parts))))
 
 
 def _harvest_queries(path: Path) -> dict[Dialect, str]:
@@ -445,6 +492,13 @@ class _PubMed:
         query = compile_query(term, "pubmed")
         selected = self.snapshot.search("pubmed", query.node)
         all_ids = [pmid for pmid in self.snapshot.pubmed if pmid in selected]
+        added_on = self.snapshot.added_on.get(params.get("datetype", "").lower())
+        if added_on is not None:
+            try:
+                first, last = _entrez_day(params.get("mindate")), _entrez_day(params.get("maxdate"))
+            except (TypeError, ValueError):
+                return self._error(request, "eSearchResult", "Invalid mindate or maxdate")
+            all_ids = [pmid for pmid in all_ids if _within(added_on.get(pmid), first, last)]
         ids = all_ids[start : start + count]
         history = self._store(params, all_ids) if params.get("usehistory", "").lower() == "y" else None
         notes = self._notes(query.node, bool(all_ids))
@@ -589,6 +643,18 @@ def _identifier_filter(expression: str) -> Callable[[dict[str, Any]], bool]:
     return lambda work: all(_filter_value(key, key(work) or "") in wanted for key, wanted in tests)
 
 
+def _created_bound(expression: str, side: str) -> dt.date | None:
+    """The ``from_created_date`` or ``to_created_date`` filter's day, or None."""
+    for clause in expression.split(","):
+        name, _, value = clause.partition(":")
+        if name.strip().lower() == f"{side}_created_date":
+            try:
+                return dt.date.fromisoformat(value.strip())
+            except ValueError:
+                raise ValueError(f"Invalid query parameters error: {side}_created_date must be YYYY-MM-DD") from None
+    return None
+
+
 #: Query parameters that search text; ``search.exact`` without stemming.
 OPENALEX_SEARCH_PARAMS = ("search", "search.exact", "search.semantic")
 
@@ -641,10 +707,17 @@ class _OpenAlex:
         node = _openalex_text_query(params, searches[0] if searches else None)
         selected = self.snapshot.search("openalex", node) if node is not None else None
         keep = _identifier_filter(params.get("filter", ""))
+        try:
+            first, last = (_created_bound(params.get("filter", ""), name) for name in ("from", "to"))
+        except ValueError as error:
+            return _openalex_error(request, str(error))
+        added_on = self.snapshot.added_on["openalex"]
         works = [
             work
             for position, work in enumerate(self.snapshot.openalex)
-            if (selected is None or position in selected) and keep(work)
+            if (selected is None or position in selected)
+            and keep(work)
+            and _within(added_on.get(position), first, last)
         ]
         if cursor is None:
             if page < 1 or page * per_page > OPENALEX_MAX_RESULTS:

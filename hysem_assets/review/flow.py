@@ -99,13 +99,17 @@ def included_works(
     return [c for c in corpus["cluster_id"] if c in through and c not in excluded and c in saved and c in readable]
 
 
+def retracted_works(corpus: pd.DataFrame) -> list[str]:
+    """Cluster ids of the works flagged retracted (by any source, see enrichment)."""
+    if "is_retracted" not in corpus.columns:
+        return []
+    return corpus.loc[corpus["is_retracted"].astype("boolean").fillna(False).astype(bool), "cluster_id"].tolist()
+
+
 def not_studies(corpus: pd.DataFrame) -> dict[str, str]:
     """Works that are no study of their own, with why: retracted, or a notice about another work (an erratum
     or a retraction notice, counted with that work, see :mod:`hysem_assets.dedup.notices`)."""
-    why: dict[str, str] = {}
-    if "is_retracted" in corpus.columns:
-        flags = corpus["is_retracted"].astype("boolean").fillna(False).astype(bool)
-        why.update(dict.fromkeys(corpus.loc[flags, "cluster_id"], "retracted"))
+    why: dict[str, str] = dict.fromkeys(retracted_works(corpus), "retracted")
     for notice in linked_notices(corpus).itertuples():
         why.setdefault(notice.cluster_id, NOTICE_REASONS[notice.notice])
     return why

@@ -20,6 +20,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markdown_it import MarkdownIt
 
 from hysem_assets.dedup.normalize import is_missing
+from hysem_assets.review.updates import what_changed_markdown
 
 _XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
 
@@ -47,6 +48,8 @@ class ReviewReport:
     topic_table: pd.DataFrame | None = None
     saved_reports: dict[str, pd.DataFrame] = field(default_factory=dict)
     answers: list[Answer] = field(default_factory=list)
+    #: The ``updates`` table: what each search of the query changed (None before the first).
+    updates: pd.DataFrame | None = None
 
 
 def answers_from_table(answers: pd.DataFrame) -> list[Answer]:
@@ -95,6 +98,7 @@ def render_html(report: ReviewReport) -> str:
         topic_table=table(_topics(report.topic_table)) if report.topic_table is not None else None,
         evidence_table=table(report.evidence),
         saved_reports=[(name, table(frame)) for name, frame in report.saved_reports.items()],
+        what_changed=markdown.render(what_changed_markdown(report.updates)) if report.updates is not None else None,
         answers=[
             {
                 "html": markdown.render(a.markdown),
@@ -124,6 +128,8 @@ def render_markdown(report: ReviewReport) -> str:
     parts += ["## Evidence table", report.evidence.to_markdown(index=False), "## Saved reports"]
     for name, frame in report.saved_reports.items():
         parts += [f"### {name}", frame.to_markdown(index=False) if len(frame) else "_no rows_"]
+    if report.updates is not None:
+        parts += ["## What changed", what_changed_markdown(report.updates)]
     parts.append("## Answers")
     for answer in report.answers:
         parts.append(answer.markdown)
@@ -156,6 +162,7 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
     reports = {report.name: frame(f"reports/{report.name}") for report in load_reports() if report.name in own}
     answers = frame("answers")
     return ReviewReport(
+        updates=frame("updates"),
         slug=slug,
         title=title,
         flow=flow,

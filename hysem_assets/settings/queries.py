@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import shutil
 import tempfile
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -23,6 +25,8 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 #: Shaped like an address the APIs' polite pools accept: one '@', a dotted domain, no spaces.
 #: The bibliographic databases index nothing older (PubMed's own lower bound).
 EARLIEST_DATE = dt.date(1800, 1, 1)
+#: Schedule words a query may use instead of a cron string (Monday and the 1st, 06:00 UTC).
+SCHEDULE_CRONS = {"daily": "0 6 * * *", "weekly": "0 6 * * 1", "monthly": "0 6 1 * *"}
 
 
 class QueryError(ValueError):
@@ -45,6 +49,8 @@ class QuerySpec(BaseModel):
     mailto: str | None = None
     #: The review protocol (config/protocols/<name>.yaml) whose fields are extracted; none: ``generic``.
     protocol: str | None = Field(None, pattern=r"^[a-z][a-z0-9_-]*$")
+    #: A living review: ``daily``, ``weekly``, ``monthly`` or a cron string; each tick searches for what is new.
+    schedule: str | None = None
 
     @field_validator("slug")
     @classmethod
@@ -80,6 +86,28 @@ class QuerySpec(BaseModel):
             raise ValueError(f"mailto {value!r} is not an e-mail address (like name@example.org)")
         return value
 
+    @field_validator("schedule")
+    @classmethod
+    def _check_schedule(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from dagster._utils.schedules import is_valid_cron_string  # the pinned Dagster's own check
+
+        value = " ".join(value.split())
+        if value.lower() in SCHEDULE_CRONS:
+            return value.lower()
+        if not is_valid_cron_string(value):
+            raise ValueError(
+                f"schedule {value!r} is neither {', '.join(SCHEDULE_CRONS)} nor a cron string "
+                "(five fields, like '0 6 * * 1' for Mondays at 06:00 UTC)"
+            )
+        return value
+
+    @property
+    def cron(self) -> str | None:
+        """The schedule as a cron string, or None for a one-off review."""
+        return SCHEDULE_CRONS.get(self.schedule, self.schedule) if self.schedule else None
+
     @model_validator(mode="after")
     def _check_dates(self) -> QuerySpec:
         for name in ("date_from", "date_to"):
@@ -105,6 +133,23 @@ class QuerySpec(BaseModel):
     def text_for(self, source: str) -> str:
         return self.query[source] if isinstance(self.query, dict) else self.query
 
+    def search_key(self, source: str) -> str:
+        """What decides one source's results; a re-search may only add to records found under the same key."""
+        return json.dumps(
+            [self.text_for(source), str(self.date_from), str(self.date_to), self.max_records], ensure_ascii=False
+        )
+
+
+@dataclass(frozen=True)
+class EntryWindow:
+    """Records a source added between two days, both included: what a re-search of a living review asks for."""
+
+    since: dt.date
+    until: dt.date
+
+    def __str__(self) -> str:
+        return f"added {self.since.isoformat()} to {self.until.isoformat()}"
+
 
 def slugify(text: str) -> str:
     """A partition-key-safe slug from free text: ``"Ozone & Heart"`` -> ``"ozone-heart"``."""
@@ -125,6 +170,7 @@ def new_query_spec(
     max_records: int = 10_000,
     mailto: str | None = None,
     protocol: str | None = None,
+    schedule: str | None = None,
 ) -> QuerySpec:
     """A query from what a person types (``hysem query add`` or the UI's launchpad).
 
@@ -156,6 +202,7 @@ def new_query_spec(
             max_records=max_records,
             mailto=mailto or None,
             protocol=protocol or None,
+            schedule=schedule or None,
         )
     except ValidationError as exc:
         raise QueryError(f"Query {slug!r} is invalid: {_problems(exc)}") from exc

@@ -9,7 +9,7 @@ from typing import TypeVar
 from hysem_assets import __version__
 from hysem_assets.settings.environment import PRODUCTION_URLS, api_key, mailto, url_override
 from hysem_assets.settings.profile import HttpSettings, Profile
-from hysem_assets.settings.queries import QuerySpec
+from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
 from hysem_assets.sources.http import HttpClient, RetryPolicy, make_session
 from hysem_assets.sources.lookups import LookupOutcome, lookup_crossref, lookup_openalex
@@ -17,7 +17,7 @@ from hysem_assets.sources.openalex import fetch_openalex
 from hysem_assets.sources.pubmed import fetch_pubmed
 from hysem_assets.sources.scopus import fetch_scopus
 
-Fetcher = Callable[[HttpClient, Endpoint, QuerySpec, ProgressCallback], Awaitable[FetchOutcome]]
+Fetcher = Callable[[HttpClient, Endpoint, QuerySpec, ProgressCallback, EntryWindow | None], Awaitable[FetchOutcome]]
 
 FETCHERS: dict[str, Fetcher] = {"pubmed": fetch_pubmed, "openalex": fetch_openalex, "scopus": fetch_scopus}
 LOOKUPS = {"crossref": lookup_crossref, "openalex": lookup_openalex}
@@ -70,11 +70,16 @@ async def with_client(endpoint: Endpoint, http: HttpSettings, work: Callable[[Ht
 
 
 def fetch(
-    endpoint: Endpoint, spec: QuerySpec, http: HttpSettings, progress: ProgressCallback = no_progress
+    endpoint: Endpoint,
+    spec: QuerySpec,
+    http: HttpSettings,
+    progress: ProgressCallback = no_progress,
+    window: EntryWindow | None = None,
 ) -> FetchOutcome:
-    """Every record one source returns for a query (synchronous, for assets and the CLI)."""
+    """Every record one source returns for a query, or only those it added within ``window``
+    (synchronous, for assets and the CLI)."""
     fetcher = FETCHERS[endpoint.source]
-    return asyncio.run(with_client(endpoint, http, lambda client: fetcher(client, endpoint, spec, progress)))
+    return asyncio.run(with_client(endpoint, http, lambda client: fetcher(client, endpoint, spec, progress, window)))
 
 
 def lookup(

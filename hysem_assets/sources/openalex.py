@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.settings.queries import QuerySpec
+from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient
@@ -11,14 +11,19 @@ from hysem_assets.sources.openalex_json import WorksPage, parse_works_page
 MAX_PER_PAGE = 200
 
 
-def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
-    """The query text is OpenAlex ``search``; dates become publication-date filters."""
+def search_params(spec: QuerySpec, endpoint: Endpoint, window: EntryWindow | None = None) -> dict[str, str]:
+    """The query text is OpenAlex ``search``; dates become publication-date filters, and a re-search's
+    window creation-date filters (when OpenAlex added the work; updates alone would return works
+    whose citation counts changed)."""
     params = {"search": spec.text_for("openalex"), "per-page": str(min(MAX_PER_PAGE, endpoint.page_size))}
     filters = []
     if spec.date_from:
         filters.append(f"from_publication_date:{spec.date_from.isoformat()}")
     if spec.date_to:
         filters.append(f"to_publication_date:{spec.date_to.isoformat()}")
+    if window is not None:
+        filters.append(f"from_created_date:{window.since.isoformat()}")
+        filters.append(f"to_created_date:{window.until.isoformat()}")
     if filters:
         params["filter"] = ",".join(filters)
     if endpoint.mailto:
@@ -29,7 +34,11 @@ def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
 
 
 async def fetch_openalex(
-    client: HttpClient, endpoint: Endpoint, spec: QuerySpec, progress: ProgressCallback = no_progress
+    client: HttpClient,
+    endpoint: Endpoint,
+    spec: QuerySpec,
+    progress: ProgressCallback = no_progress,
+    window: EntryWindow | None = None,
 ) -> FetchOutcome:
     """Follow ``next_cursor`` until the results end or ``max_records`` is reached.
 
@@ -38,7 +47,7 @@ async def fetch_openalex(
     the failure says where it stopped.
     """
     outcome = FetchOutcome(source="openalex", stats=client.stats)
-    params = search_params(spec, endpoint)
+    params = search_params(spec, endpoint, window)
     pages: dict[str, WorksPage] = {}
     cursor, page_number = "*", 1
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hysem_assets.settings.queries import QuerySpec
+from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient
@@ -24,23 +24,37 @@ def common_params(endpoint: Endpoint) -> dict[str, str]:
     return params
 
 
-def search_params(spec: QuerySpec, endpoint: Endpoint) -> dict[str, str]:
+def search_params(spec: QuerySpec, endpoint: Endpoint, window: EntryWindow | None = None) -> dict[str, str]:
+    """The term, with publication dates as ``mindate``/``maxdate``; a re-search limits the Entrez date
+    (when PubMed added the record) instead, and the publication dates move into the term."""
     retmax = min(spec.max_records, MAX_RECORDS)
-    params = {**common_params(endpoint), "term": spec.text_for("pubmed"), "usehistory": "y", "retmax": str(retmax)}
-    if spec.date_from or spec.date_to:
-        params["datetype"] = "pdat"
-        params["mindate"] = spec.date_from.strftime("%Y/%m/%d") if spec.date_from else "1800/01/01"
-        params["maxdate"] = spec.date_to.strftime("%Y/%m/%d") if spec.date_to else "3000/12/31"
+    term = spec.text_for("pubmed")
+    first = spec.date_from.strftime("%Y/%m/%d") if spec.date_from else "1800/01/01"
+    last = spec.date_to.strftime("%Y/%m/%d") if spec.date_to else "3000/12/31"
+    if window is not None and (spec.date_from or spec.date_to):
+        term = f'({term}) AND ("{first}"[dp] : "{last}"[dp])'
+    params = {**common_params(endpoint), "term": term, "usehistory": "y", "retmax": str(retmax)}
+    if window is not None:
+        params.update(
+            datetype="edat", mindate=window.since.strftime("%Y/%m/%d"), maxdate=window.until.strftime("%Y/%m/%d")
+        )
+    elif spec.date_from or spec.date_to:
+        params.update(datetype="pdat", mindate=first, maxdate=last)
     return params
 
 
 async def fetch_pubmed(
-    client: HttpClient, endpoint: Endpoint, spec: QuerySpec, progress: ProgressCallback = no_progress
+    client: HttpClient,
+    endpoint: Endpoint,
+    spec: QuerySpec,
+    progress: ProgressCallback = no_progress,
+    window: EntryWindow | None = None,
 ) -> FetchOutcome:
-    """All records matching the query, up to ``max_records`` (and E-utilities' 10,000)."""
+    """All records matching the query (added within ``window`` when given), up to ``max_records``
+    (and E-utilities' 10,000)."""
     outcome = FetchOutcome(source="pubmed", stats=client.stats)
     try:
-        _, body = await client.request(f"{endpoint.base_url}/esearch.fcgi", data=search_params(spec, endpoint))
+        _, body = await client.request(f"{endpoint.base_url}/esearch.fcgi", data=search_params(spec, endpoint, window))
         search = parse_esearch(body, where="esearch")
     except (FetchError, SourceFormatError) as exc:
         outcome.fail("esearch", exc)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hysem_assets.settings.queries import QuerySpec
+import datetime as dt
+
+from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
 from hysem_assets.sources.http import FetchError, HttpClient
@@ -18,9 +20,13 @@ SKIPPED_WITHOUT_KEY = (
 )
 
 
-def search_query(spec: QuerySpec) -> str:
-    """Scopus query syntax with the date range as PUBYEAR clauses."""
+def search_query(spec: QuerySpec, window: EntryWindow | None = None) -> str:
+    """Scopus query syntax with the date range as PUBYEAR clauses, and a re-search's window as
+    ORIG-LOAD-DATE clauses (when Scopus loaded the record; AFT and BEF exclude the day named)."""
     text = spec.text_for("scopus")
+    if window is not None:
+        after, before = window.since - dt.timedelta(days=1), window.until + dt.timedelta(days=1)
+        text = f"({text}) AND ORIG-LOAD-DATE AFT {after:%Y%m%d} AND ORIG-LOAD-DATE BEF {before:%Y%m%d}"
     if spec.date_from:
         text += f" AND PUBYEAR > {spec.date_from.year - 1}"
     if spec.date_to:
@@ -33,7 +39,11 @@ def request_headers(endpoint: Endpoint) -> dict[str, str]:
 
 
 async def fetch_scopus(
-    client: HttpClient, endpoint: Endpoint, spec: QuerySpec, progress: ProgressCallback = no_progress
+    client: HttpClient,
+    endpoint: Endpoint,
+    spec: QuerySpec,
+    progress: ProgressCallback = no_progress,
+    window: EntryWindow | None = None,
 ) -> FetchOutcome:
     """First page for the total, then the remaining pages concurrently (each may fail alone)."""
     outcome = FetchOutcome(source="scopus", stats=client.stats)
@@ -44,7 +54,7 @@ async def fetch_scopus(
     pages: dict[int, SearchPage] = {}
 
     async def fetch_page(start: int) -> Exception | None:
-        params = {"query": search_query(spec), "start": str(start), "count": str(count), "view": "COMPLETE"}
+        params = {"query": search_query(spec, window), "start": str(start), "count": str(count), "view": "COMPLETE"}
         try:
             _, body = await client.request(
                 f"{endpoint.base_url}/content/search/scopus", params=params, headers=request_headers(endpoint)

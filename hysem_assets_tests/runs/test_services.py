@@ -13,7 +13,7 @@ from aiohttp import web
 
 from hysem_assets.mirror.server import MirrorServer
 from hysem_assets.runs.services import PROBE_SCHEMA, SOURCES
-from hysem_assets_tests.llm.scripted_server import ScriptedLLMServer, Step, json_reply
+from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
 from hysem_assets_tests.paths import HYSEM
 
 SECRETS = {"NCBI_API_KEY": "ncbi-secret-1", "HYSEM_LLM_API_KEY": "sk-laptop-secret"}
@@ -101,3 +101,22 @@ def test_a_revoked_key_is_named_without_printing_it(online: pytest.MonkeyPatch):
     assert lines["openalex"].startswith("! ") and "refused the API key (HTTP 401)" in lines["openalex"]
     assert lines["model"].startswith("  ") and "HYSEM_LLM_URL is not set" in lines["model"]
     assert "revoked-key-3" not in result.stdout + result.stderr
+
+
+def test_a_model_that_answers_outside_the_schema_is_named_and_stops_the_run(online: pytest.MonkeyPatch):
+    online.setenv("HYSEM_MAILTO", "team@example.org")
+    steps = [Step(Reply('{"ready": "maybe"}')), Step(Reply("I am ready!"))]
+    with (
+        MirrorServer() as mirror,
+        ScriptedLLMServer(steps, model="qwen2.5:7b-instruct", api_key=SECRETS["HYSEM_LLM_API_KEY"]) as model,
+    ):
+        for name, url in mirror.base_urls.items():
+            online.setenv(f"HYSEM_{name.upper()}_URL", url)
+        online.setenv("HYSEM_LLM_URL", model.url + "/v1")
+        wrong, wrong_lines = doctor()
+        prose, prose_lines = doctor()
+    for result, lines in ((wrong, wrong_lines), (prose, prose_lines)):
+        assert result.returncode != 0 and "not ready for a run: model" in result.stdout + result.stderr
+        assert lines["model"].startswith("! ") and lines["pubmed"].startswith("  ")
+        assert SECRETS["HYSEM_LLM_API_KEY"] not in result.stdout + result.stderr
+    assert all("not with JSON of the schema asked for" in lines["model"] for lines in (wrong_lines, prose_lines))
