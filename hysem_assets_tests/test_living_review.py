@@ -178,6 +178,7 @@ def test_weekly_ticks_list_exactly_the_new_works_and_the_changed_answers(
         last = table("updates").iloc[-1]
         assert (last["update"], last["new_works"], last["retracted"], last["changed_answers"]) == (3, 0, 0, 0)
         assert counts(third["extracted_fields"]).processed == 0
+        assert table("updates")["state_json"].notna().tolist() == [False, False, True]  # only the latest is kept
 
     # `hysem status` names the last update; `hysem report` says what changed.
     status = subprocess.run([HYSEM, "status", "--query", SLUG], capture_output=True, text=True, check=True).stdout

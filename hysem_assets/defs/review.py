@@ -199,7 +199,8 @@ def updates(
             (m["searched_through"] for m in searches.values() if m.get("searched_through")), default=""
         ),
     )
-    history = history_frame([*history.to_dict("records"), row])
+    # only the latest state is compared against: earlier rows drop theirs, so the table grows by counts and lists
+    history = history_frame([*({**r, "state_json": None} for r in history.to_dict("records")), row])
     context.log.info(
         f"Update {row['update']}: {row['new_works']} new works, {row['retracted']} newly retracted, "
         f"{row['corrected']} corrected, {row['dropped']} dropped, {row['changed_answers']} answers changed"
