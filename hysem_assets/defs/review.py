@@ -155,36 +155,23 @@ def evidence_table(
 @asset(
     group_name="review",
     partitions_def=queries_partitions,
-    ins={
-        **{source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
-        **{name: AssetIn() for name in ("deduped_corpus", "screening", "pdfs", "parsed_docs")},
-    },
+    ins={"deduped_corpus": AssetIn(), "evidence_table": AssetIn()},
     deps=["answers"],
     description=(
         "One row per search of the query (the first, then each re-search of a living review): new records and works, "
         "works newly retracted or corrected, works dropped, answers whose text or cited works changed (with a diff; "
         "answers are compared when they are materialized), and the update's PRISMA flow (studies of the previous "
-        "version + new studies = total)."
+        "version + new studies = total, the included studies being the evidence table's)."
     ),
     kinds={"python", "parquet"},
 )
 def updates(
-    context: AssetExecutionContext,
-    pubmed: pd.DataFrame,
-    openalex: pd.DataFrame,
-    scopus: pd.DataFrame,
-    deduped_corpus: pd.DataFrame,
-    screening: pd.DataFrame,
-    pdfs: pd.DataFrame,
-    parsed_docs: pd.DataFrame,
+    context: AssetExecutionContext, deduped_corpus: pd.DataFrame, evidence_table: pd.DataFrame
 ) -> Output[pd.DataFrame]:
     slug = context.partition_key
     history = _stored(context, "updates", slug, history_frame([]))
     answers = _stored(context, "answers", slug, pd.DataFrame(columns=["question", "markdown", "json"]))
-    raw = {"pubmed": pubmed, "openalex": openalex, "scopus": scopus}
-    record_ids = [f"{source}:{i}" for source, frame in raw.items() for i in frame["source_id"].astype(str)]
-    included = included_works(deduped_corpus, screening, pdfs, parsed_docs)
-    state = review_state(record_ids, deduped_corpus, included, answers)
+    state = review_state(deduped_corpus, evidence_table["cluster_id"], answers)
     searches = {
         source: latest_metadata(context.instance, AssetKey(["raw_metadata", source]), slug) or {}
         for source in METADATA_SOURCES

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -48,11 +49,10 @@ UPDATE_COLUMNS = (
 )
 
 
-def review_state(
-    record_ids: Iterable[str], corpus: pd.DataFrame, included: Iterable[str], answers: pd.DataFrame
-) -> dict[str, Any]:
-    """What the next update compares against: the records found, each work's records, whether it is
-    included, retracted or corrected, and each answer's text and cited works."""
+def review_state(corpus: pd.DataFrame, included: Iterable[str], answers: pd.DataFrame) -> dict[str, Any]:
+    """What the next update compares against: the records found (every source record sits in one work of
+    the corpus), each work's records, whether it is included, retracted or corrected, and each answer's
+    text and cited works."""
     included, retracted, corrected = set(included), set(retracted_works(corpus)), set(corrections(corpus))
     notices = set(linked_notices(corpus)["cluster_id"])  # about a work, never one: a new erratum corrects a work
     works = {}
@@ -66,7 +66,7 @@ def review_state(
             "corrected": row.cluster_id in corrected,
         }
     return {
-        "records": sorted(set(map(str, record_ids))),
+        "records": sorted({str(record) for records in corpus["record_ids"] for record in records}),
         "works": works,
         "answers": {
             str(question): {"text": str(text), "cited": cited_works(details)}
@@ -110,14 +110,11 @@ def update_row(
             if state["works"][work][flag] and not any(entry[flag] for entry in before)
         ]
 
-    carried = sum(
-        1 for work, before in earlier.items() if state["works"][work]["included"] and any(e["included"] for e in before)
-    )
-    late = sum(
-        1
-        for work, before in earlier.items()
-        if state["works"][work]["included"] and not any(e["included"] for e in before)
-    )
+    # works held before and included now: carried over from the previous version, or included late
+    was_included = [
+        any(e["included"] for e in before) for work, before in earlier.items() if state["works"][work]["included"]
+    ]
+    carried, late = sum(was_included), len(was_included) - sum(was_included)
     included_before = sum(entry["included"] for entry in previous["works"].values())
     included_new = sum(state["works"][work]["included"] for work in new)
     changed = changed_answers(previous["answers"], state["answers"])
@@ -172,10 +169,7 @@ def _flow(
     new_records: list[str], new_works: int, before: int, carried: int, late: int, included_new: int
 ) -> list[dict[str, Any]]:
     """The update's PRISMA 2020 flow for updated reviews: previous studies, new records, total."""
-    by_source: dict[str, int] = {}
-    for record in new_records:
-        source = record.split(":", 1)[0]
-        by_source[source] = by_source.get(source, 0) + 1
+    by_source = Counter(record.split(":", 1)[0] for record in new_records)
     rows = [
         ("previous", "Studies included in previous version of review", before),
         ("identified", "New records identified", len(new_records)),

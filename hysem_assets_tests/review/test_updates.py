@@ -34,7 +34,6 @@ def answers(texts: dict[str, tuple[str, list[str]]]) -> pd.DataFrame:
 
 
 BEFORE = review_state(
-    ["pubmed:1", "openalex:W1", "pubmed:2", "pubmed:3", "pubmed:4"],
     corpus(
         [
             ("c1", "10.1/a", ["pubmed:1", "openalex:W1"]),
@@ -52,7 +51,6 @@ def test_new_works_are_those_of_records_never_held_and_a_record_joining_a_work_a
     # c2 gained a Scopus record (its cluster id changed), c4 was dropped, c3 was retracted, c1 corrected;
     # two new records make one new work.
     after = review_state(
-        ["pubmed:1", "openalex:W1", "pubmed:2", "scopus:2", "pubmed:3", "pubmed:5", "openalex:W5", "pubmed:6"],
         pd.concat(
             [
                 corpus(
