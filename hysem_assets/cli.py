@@ -690,13 +690,14 @@ def export_preferences_command(output: Path | None, fmt: str) -> None:
 
     from hysem_assets.runs.launch import materialize_preference_dataset
     from hysem_assets.settings.environment import hysem_home
+    from hysem_assets.stores.tables import read_table
 
     if not materialize_preference_dataset().success:
         raise click.ClickException("preference_dataset failed; see the log above.")
     source = hysem_home() / "exports" / f"preferences.{fmt}"
     if output:
         shutil.copyfile(source, output)
-    pairs = len(pd.read_parquet(hysem_home() / "exports" / "preferences.parquet"))
+    pairs = len(read_table(hysem_home() / "exports" / "preferences.parquet"))
     click.echo(f"{pairs:,} preference pairs -> {output or source}")
 
 

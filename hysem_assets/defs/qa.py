@@ -30,6 +30,7 @@ from hysem_assets.qa.preferences import PREFERENCE_DTYPES, excluded_pairs, expor
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.profile import AssetSettings
 from hysem_assets.stores.graph_schema import graph_schema
+from hysem_assets.stores.tables import read_table
 
 #: Nested answer parts are kept as JSON text, so every Parquet column has one type.
 JSON_COLUMNS = ("json", "chosen_json", "rejected_json", "chosen_verdict", "rejected_verdict")
@@ -178,7 +179,7 @@ def preference_dataset(context: AssetExecutionContext, preference_log) -> Output
     logs = [log for _, log in sorted(by_query.items()) if len(log)]
     pairs, queries = export_dataset(logs, folder), len(logs)
     left_out = excluded_pairs(record for log in logs for record in log.to_dict("records"))
-    dataset = pd.read_parquet(folder / "preferences.parquet")
+    dataset = read_table(folder / "preferences.parquet")
     return Output(
         dataset,
         metadata={

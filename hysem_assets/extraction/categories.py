@@ -138,7 +138,7 @@ def choose_category(reading: Reading, values: Mapping[str, str]) -> tuple[str, i
         value = max((name for name in names if name in scores), key=lambda name: scores[name])  # ties: protocol order
         strongest = max((m for m in matches if m.value == value), key=lambda m: m.weight)
         return value, strongest.sentence
-    similarity = reading.sentence_similarity(value_vectors(reading, values))
+    similarity = reading.sentence_similarity(value_vectors(reading, values), value_texts(values))
     best_sentence = similarity.argmax(axis=0)
     top = similarity.max(axis=0)
     order = np.argsort(-top)

@@ -48,7 +48,7 @@ from hysem_assets.settings.protocols import (
 )
 
 #: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
-RULES_VERSION = "tagger-1"
+RULES_VERSION = "tagger-2"
 
 Method = Literal[
     "dictionary",
@@ -96,6 +96,7 @@ class ExtractiveBackend:
         *,
         embedding_backend: str,
         sentence_budget: int,
+        sentence_shortlist: int = 0,
         tagger_budget: int = 0,
         embedding_model: str | None = None,
         device: str = "cpu",
@@ -112,6 +113,7 @@ class ExtractiveBackend:
         self.sentences = sentences
         self.min_similarity = min_similarity
         self.sentence_budget = sentence_budget
+        self.sentence_shortlist = sentence_shortlist
         self.focus = _focus_texts(protocol)
         self.tagger = pico_tagger.load() if any(spec.method for spec in protocol.fields) else None
         self.tagger_budget = tagger_budget
@@ -149,7 +151,13 @@ class ExtractiveBackend:
         if reason:
             raise UnreadableText(reason)
         reading = Reading(
-            text, self.encoder, self._lock, self._shared_vectors, focus=self.focus, budget=self.sentence_budget
+            text,
+            self.encoder,
+            self._lock,
+            self._shared_vectors,
+            focus=self.focus,
+            budget=self.sentence_budget,
+            shortlist=self.sentence_shortlist,
         )
         tagged = [self.fields[n] for n in names if n in self.fields and self.fields[n].method]
         roles = role_values(text, self.tagger.read(text, self.tagger_budget)) if tagged and self.tagger else {}
@@ -236,6 +244,7 @@ def _settings_fingerprint(config: ExtractiveConfig, dictionaries: Mapping[str, P
         config.sentences,
         config.min_similarity,
         config.sentence_budget,
+        config.sentence_shortlist,
         config.tagger_budget,
         contents,
     ]
@@ -263,6 +272,7 @@ def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) ->
         sentences=config.sentences,
         min_similarity=config.min_similarity,
         sentence_budget=config.sentence_budget,
+        sentence_shortlist=config.sentence_shortlist,
         tagger_budget=config.tagger_budget,
         fingerprint=_settings_fingerprint(config, files),
     )

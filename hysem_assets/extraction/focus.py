@@ -37,8 +37,10 @@ def _scores(sentences: Sequence[dict[int, float]], query: Sequence[int], idf: di
     return [sum(idf[term] * sentence.get(term, 0.0) for term in query if term in idf) for sentence in sentences]
 
 
-def focus_sentences(sentences: Sequence[str], focus: Sequence[str], budget: int) -> list[int] | None:
-    """Indices of the sentences to embed, in text order; None when every sentence is (``budget`` 0 or enough)."""
+def focus_sentences(sentences: Sequence[str], focus: Sequence[str], budget: int, lead: int = LEAD) -> list[int] | None:
+    """Indices of the sentences to embed, in text order; None when every sentence is (``budget`` 0 or enough).
+
+    The first ``lead`` sentences are always among them."""
     if budget <= 0 or len(sentences) <= budget:
         return None
     model = _bm25()
@@ -50,7 +52,7 @@ def focus_sentences(sentences: Sequence[str], focus: Sequence[str], budget: int)
     for text in dict.fromkeys(focus):
         scores = _scores(terms, model.embed_query(text).indices, idf)
         rankings.append(iter(sorted((i for i in range(count) if scores[i] > 0), key=lambda i: (-scores[i], i))))
-    chosen = dict.fromkeys(range(min(LEAD, budget)))
+    chosen = dict.fromkeys(range(min(lead, budget)))
     while len(chosen) < budget and rankings:
         for ranking in list(rankings):
             index = next((i for i in ranking if i not in chosen), None)

@@ -200,7 +200,7 @@ def best_span(
             return max(scored, key=lambda span: span.score)
     if not reading.sentences:
         return None
-    similarity = reading.sentence_similarity(reading.embed_constant([description])[0])
+    similarity = reading.sentence_similarity(reading.embed_constant([description])[0], [description, *cues])
     best = int(similarity.argmax())
     if similarity[best] < FALLBACK_SIMILARITY:
         return None

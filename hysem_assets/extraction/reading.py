@@ -42,10 +42,12 @@ class Reading:
         *,
         focus: Sequence[str] = (),
         budget: int = 0,
+        shortlist: int = 0,
     ) -> None:
         self.text = text
         self.focus = focus
         self.budget = budget
+        self.shortlist = shortlist
         self.shared = {} if shared is None else shared
         self.encoder = encoder
         self.lock = lock or threading.Lock()
@@ -91,10 +93,19 @@ class Reading:
         chosen = focus_sentences(self.sentences, self.focus, self.budget)
         return self.embed(self.sentences if chosen is None else [self.sentences[i] for i in chosen]), chosen
 
-    def sentence_similarity(self, targets: np.ndarray) -> np.ndarray:
+    def sentence_similarity(self, targets: np.ndarray, about: Sequence[str] = ()) -> np.ndarray:
         """Cosine of every sentence to ``targets`` (one unit vector, or one per row): sentences, or sentences x
-        targets. A sentence the budget left out scores -inf, so similarity alone never picks it."""
-        vectors, chosen = self._sentence_vectors
+        targets. A sentence the budget left out scores -inf, so similarity alone never picks it.
+
+        With ``about`` (the texts the targets embed) and a ``shortlist``, only the first sentence and the
+        ``shortlist`` sentences that share most words with ``about`` (BM25) are embedded, the others scoring
+        -inf: when a field wants the one sentence most like its description, retrieving before reranking
+        spares most of an abstract's sentences an encoder pass."""
+        if about and self.shortlist:
+            chosen = focus_sentences(self.sentences, about, self.shortlist + 1, lead=1)
+            vectors = self.embed(self.sentences if chosen is None else [self.sentences[i] for i in chosen])
+        else:
+            vectors, chosen = self._sentence_vectors
         scores = vectors @ targets.T
         if chosen is None:
             return scores

@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 
 from hysem_assets.dedup.normalize import is_missing
 from hysem_assets.review.updates import what_changed_markdown
+from hysem_assets.stores.tables import read_table
 
 _XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
 
@@ -170,9 +171,7 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
         flow_png=(folder / "prisma_flow.png").read_bytes(),
         evidence=evidence,
         topic_png=(topics / "topics.png").read_bytes() if (topics / "topics.png").is_file() else None,
-        topic_table=pd.read_parquet(topics / "topic_table.parquet")
-        if (topics / "topic_table.parquet").is_file()
-        else None,
+        topic_table=read_table(topics / "topic_table.parquet") if (topics / "topic_table.parquet").is_file() else None,
         saved_reports={name: table for name, table in reports.items() if table is not None},
         answers=answers_from_table(answers) if answers is not None else [],
     )

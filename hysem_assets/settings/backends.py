@@ -134,6 +134,11 @@ class ExtractiveConfig(_Common):
         ge=0,
         description="Most sentences of one excerpt embedded for similarity; a longer one embeds its opening and the sentences that share most words with the protocol (extraction/focus.py). 0: every sentence.",
     )
+    sentence_shortlist: int = Field(
+        3,
+        ge=0,
+        description="Where a field wants the one sentence most like its description (a category stated nowhere in cue words, a text field's fallback), the sentences besides the first that are embedded: those sharing most words with the description (extraction/reading.py). 0: every sentence.",
+    )
     tagger_budget: int = Field(
         2048,
         ge=0,

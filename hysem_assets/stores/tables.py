@@ -59,9 +59,13 @@ def _listed(what: str, names: list[str]) -> str:
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    """The asset file at ``path``; :class:`DamagedAssetError` when it cannot be read."""
+    """The asset file at ``path``; :class:`DamagedAssetError` when it cannot be read.
+
+    Arrow reads the path itself: ``pd.read_parquet`` hands it an open Python file, and Arrow's
+    threads may still be closing that file when a short process such as ``hysem status`` exits,
+    which now and then aborts the process (apache/arrow#34314, #50482)."""
     try:
-        return pd.read_parquet(path, engine="pyarrow")
+        return pq.read_table(str(path)).to_pandas()
     except FileNotFoundError:
         raise
     except (pa.ArrowException, OSError) as exc:

@@ -1,4 +1,5 @@
-"""Full texts in the embedded extractor: a sentence budget that keeps the answers, reference lists left unread."""
+"""Sentences embedded only where they can matter: a budget for full texts and a shortlist for one-sentence answers
+that keep the answers, reference lists left unread."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from hysem_assets.extraction.reading import Reading
 from hysem_assets.extraction.rows import documents_to_extract
 from hysem_assets.settings.backends import ExtractiveConfig
 from hysem_assets.settings.protocols import load_protocol
+from hysem_assets.sources.pubmed_xml import parse_efetch
 from hysem_assets_tests.extraction.test_protocol_backend import ABSTRACT
+from hysem_assets_tests.paths import REALDATA, needs_realdata
 
 WORDS = (
     "weather committee library river harbour season budget painting railway orchestra festival garden mountain "
@@ -51,6 +54,41 @@ def test_sentences_left_out_are_never_picked_by_similarity() -> None:
     assert np.isfinite(similarity[:LEAD]).all() and int(similarity.argmax()) == 80
     table = reading.sentence_similarity(np.vstack([design, design]))
     assert table.shape == (len(reading.sentences), 2) and (np.isneginf(table[:, 1]) == np.isneginf(similarity)).all()
+
+
+def test_a_shortlist_embeds_the_first_sentence_and_those_sharing_words_with_the_description() -> None:
+    backend = from_protocol(load_protocol("generic"))
+    sentences = filler(12)
+    sentences[9] = "We conducted a prospective cohort study of adults."
+    text = " ".join(sentences)
+    design = backend.encoder.encode(["prospective cohort study"])[0]
+    about = ["cohort study: participants followed up over years"]
+
+    shortlisted = Reading(text, backend.encoder, shortlist=3).sentence_similarity(design, about)
+    assert np.isfinite(shortlisted).sum() == 4 and np.isfinite(shortlisted[0]) and int(shortlisted.argmax()) == 9
+    every = Reading(text, backend.encoder, shortlist=0).sentence_similarity(design, about)
+    assert np.isfinite(every).all() and int(every.argmax()) == 9
+
+
+@needs_realdata
+def test_on_real_abstracts_the_shortlist_gives_the_answers_of_every_sentence_embedded() -> None:
+    # study_design without a cue word and setting's fallback are the generic protocol's one-sentence answers
+    records = [
+        r
+        for path in sorted((REALDATA / "pubmed_metapub_efetch").glob("*.xml"))
+        for r in parse_efetch(path.read_bytes(), where=path.name)
+        if len(r["abstract"] or "") >= 200
+    ][:60]
+    assert len(records) == 60, "the real efetch files hold 60 abstracts"
+    protocol = load_protocol("generic")
+    names = ["study_design", "setting"]
+    shortlisted = from_protocol(protocol, ExtractiveConfig(backend="extractive"))
+    every = from_protocol(protocol, ExtractiveConfig(backend="extractive", sentence_shortlist=0))
+    texts = [f"{r['title']}\n\n{r['abstract']}" for r in records]
+
+    same = sum(shortlisted.extract(text, names) == every.extract(text, names) for text in texts)
+    assert same >= 58, f"{same} of {len(texts)} abstracts got the same design and setting"
+    assert shortlisted.encoder.encoded < every.encoder.encoded
 
 
 def test_a_full_text_gives_the_same_fields_with_and_without_the_budget() -> None:

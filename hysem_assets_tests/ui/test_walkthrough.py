@@ -144,14 +144,15 @@ def _check_results(work: Path, env: dict[str, str], outputs: dict[str, str]) -> 
     assert len(pd.read_csv(work / "pubmed.csv")) == truth["expected_counts"]["pubmed"]
 
     added = re.findall(r"--slug (\S+)", "\n".join(command for command in outputs if "query add" in command))
-    everything = subprocess.run(
+    done = subprocess.run(
         [str(PROJECT_ROOT / ".venv" / "bin" / "hysem"), "status", "--json"],
         cwd=work,
         env=env,
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
+    )
+    assert done.returncode == 0, f"hysem status --json failed ({done.returncode}):\n{done.stderr[-6000:]}"
+    everything = done.stdout
     rows = [row for row in json.loads(everything) if row["query"] in added]
     assert {row["query"] for row in rows} == set(added)
     missing = [f"{row['query']}:{row['asset']}" for row in rows if not row["materialized"]]
