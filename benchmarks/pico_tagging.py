@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,26 +100,26 @@ ROUNDS = 2
 
 
 @contextlib.contextmanager
-def previous_release(ref: str, documents: list[Document]) -> Iterator[list[str | Path]]:
-    """The command that times the generic extraction of release ``ref``, its own code checked out beside this one."""
+def previous_release(ref: str, documents: list[Document]) -> Iterator[Callable[[], float]]:
+    """A function timing the generic extraction of release ``ref`` on ``documents`` (abstracts per second), that
+    release's own code checked out beside this one and run by ``benchmarks/extraction_rate.py``."""
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as folder:
         checkout, texts = Path(folder) / "previous", Path(folder) / "documents.json"
-        subprocess.run(["git", "-C", root, "worktree", "add", "--detach", "-q", checkout, ref], check=True)
         texts.write_text(json.dumps([{"id": d.doc_id, "text": d.text} for d in documents]), encoding="utf-8")
+        env = {key: value for key, value in os.environ.items() if not key.startswith("HYSEM_")}
+        env.update(PYTHONPATH=str(checkout), HYSEM_HOME=str(Path(folder) / "home"))
+        command = [sys.executable, str(root / "benchmarks" / "extraction_rate.py"), str(texts)]
+
+        def rate() -> float:
+            done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, check=True)
+            return json.loads(done.stdout.strip().splitlines()[-1])["rate"]
+
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "-q", str(checkout), ref], check=True)
         try:
-            yield [sys.executable, root / "benchmarks" / "extraction_rate.py", texts]
+            yield rate
         finally:
-            subprocess.run(["git", "-C", root, "worktree", "remove", "--force", checkout], check=True)
-
-
-def release_rate(command: list[str | Path]) -> float:
-    """Abstracts per second of the release checked out beside the documents ``command`` names."""
-    checkout = Path(command[-1]).parent / "previous"
-    env = {key: value for key, value in os.environ.items() if not key.startswith("HYSEM_")}
-    env.update(PYTHONPATH=str(checkout), HYSEM_HOME=str(checkout.parent / "home"))
-    done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])["rate"]
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(checkout)], check=True)
 
 
 def main() -> None:
@@ -139,9 +139,9 @@ def main() -> None:
     generic = load_protocol("generic")
     rules_values, rules_rate = run(without_tagger(generic), documents, PREVIOUS)
     tagger_rate = previous_rate = 0.0
-    with previous_release(args.previous, documents) as command:
+    with previous_release(args.previous, documents) as release_rate:
         for _ in range(ROUNDS):
-            previous_rate = max(previous_rate, release_rate(command))
+            previous_rate = max(previous_rate, release_rate())
             tagger_values, rate = run(generic, documents)
             tagger_rate = max(tagger_rate, rate)
     rules = value_scores(validation, rules_values, GENERIC_FIELDS)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 #: Words that make an intervention span a control condition rather than a treatment under study.
 CONTROL_WORDS = re.compile(
     r"\b(placebos?|sham|usual care|standard care|standard of care|standard treatment|routine care|"
-    r"conventional (?:care|treatment|therapy)|no (?:treatment|intervention|therapy)|untreated|"
+    r"conventional (?:care|treatment|therapy)|(?:treatment|care) as usual|"
+    r"no (?:treatment|intervention|therapy|exposure)|untreated|unexposed|non-?exposed|non-?users?|never[- ]users?|"
     r"wait(?:ing)?[- ]?list|controls?|control group|vehicle|attention control|best supportive care)\b",
     re.IGNORECASE,
 )

@@ -57,6 +57,12 @@ def test_control_conditions_are_comparators_wherever_they_stand() -> None:
     }
 
 
+def test_pragmatic_and_observational_controls_named_outside_the_spans_are_comparators() -> None:
+    text = "Statin users were compared with non-users. KB220 was compared to treatment as usual; vs no exposure."
+    spans = tagged(text, {"interventions": ["Statin users", "KB220"]})
+    assert role_values(text, spans)["comparators"] == ["non-users", "treatment as usual", "no exposure"]
+
+
 def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
     text = "Exercise was offered. Versus the literature, diet was also studied."
     spans = tagged(text, {"interventions": ["Exercise", "diet"]})
