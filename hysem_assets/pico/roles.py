@@ -24,12 +24,40 @@ if TYPE_CHECKING:
     from hysem_assets.pico.tagger import Span
 
 
-#: Words that make an intervention span a control condition rather than a treatment under study.
+#: Nouns that make "control" an arm of a study ("control group", "control subjects"), not an object of
+#: controlling ("glycaemic control", "infection control").
+_ARM_NOUNS = (
+    r"groups?|arms?|conditions?|subjects|participants|patients|individuals|volunteers|cohorts?|cases|samples?|"
+    r"animals|mice|rats|cells|cultures|eyes|sites?|clusters?|schools|practices|wards?|communities|villages|plots|"
+    r"periods?|phases?|interventions?|treatments?|diets?|women|men|children|infants|populations?"
+)
+#: Right after a comparison word or a colon: "versus control", "randomised to intervention or control".
+_AFTER_COMPARISON = (
+    "(?:"
+    + "|".join([r"(?<=:\s)", *(rf"(?<=\b{w}\s)" for w in ("versus", r"vs\.", "vs", "with", "to", "or", "and", "than"))])
+    + ")"
+)
+#: What follows a bare "control" or "vehicle" that names an arm: a clause end, a preposition, a conjunction or a
+#: verb ("versus control in ...", "controls were ..."); an object of controlling goes on ("control of ...").
+_ARM_END = (
+    r"(?=\s*(?:[.,;:()\[\]]|$)|\s+(?:in|on|at|with|without|from|during|after|before|alone|only|and|or|were|was|"
+    r"had|did|who|showed|received|is|are)\b)"
+)
+#: Words that make an intervention span a control condition rather than a treatment under study. "Control" and
+#: "vehicle" count only as arms: qualified (healthy controls, control group, vehicle-treated), after a comparison
+#: word (versus control), or as a group that acts (controls were).
 CONTROL_WORDS = re.compile(
-    r"\b(placebos?|sham|usual care|standard care|standard of care|standard treatment|routine care|"
+    r"\b(?:placebos?|sham|usual care|standard care|standard of care|standard treatment|routine care|"
     r"conventional (?:care|treatment|therapy)|(?:treatment|care) as usual|"
     r"no (?:treatment|intervention|therapy|exposure)|untreated|unexposed|non-?exposed|non-?users?|never[- ]users?|"
-    r"wait(?:ing)?[- ]?list|controls?|control group|vehicle|attention control|best supportive care)\b",
+    r"wait(?:ing)?[- ]?list|attention control|best supportive care|"
+    r"(?:healthy|matched|normal|negative|positive|untreated|unaffected)[- ]controls?|"
+    r"(?:community|hospital|population|sibling|concurrent|historical)[- ]controls|"
+    rf"control[- ](?:{_ARM_NOUNS})|vehicle[- ](?:treated|controls?|groups?|arms?|alone)|"
+    r"controls(?=\s+(?:were|was|had|did|showed|received|who)\b))\b"
+    rf"|{_AFTER_COMPARISON}(?:controls?|vehicle){_ARM_END}"
+    rf"|(?<=\bthe\s)controls{_ARM_END}"
+    r"|^(?:controls\b|(?:control|vehicle)$)",
     re.IGNORECASE,
 )
 #: What stands between the two arms of a comparison ("A versus B", "A compared with those who received B").
@@ -40,6 +68,7 @@ _VERSUS = re.compile(
 )
 _BETWEEN_ARMS = re.compile(r"\s+(?:versus|vs\.?|compared (?:with|to)|or)\s+", re.IGNORECASE)
 _SEMICOLON = re.compile(r"\s*;\s*")
+_NEXT_WORD = re.compile(r"[^\w.;]*\w*")
 _NOTHING = re.compile(r"(?!)")
 _LEADING = re.compile(r"^[^\w(\[]+")
 _TRAILING = re.compile(r"[^\w)\]%]+$")
@@ -79,7 +108,7 @@ def comparator_spans(text: str, interventions: Sequence[Span]) -> set[int]:
     found: set[int] = set()
     role_of: dict[str, bool] = {}  # spelling -> comparator, decided where it first appears
     for index, span in enumerate(interventions):
-        if CONTROL_WORDS.search(span.text):
+        if names_control(text, span):
             found.add(index)
             continue
         key = span.text.casefold()
@@ -90,6 +119,14 @@ def comparator_spans(text: str, interventions: Sequence[Span]) -> set[int]:
         if role_of[key]:
             found.add(index)
     return found
+
+
+def names_control(text: str, span: Span) -> bool:
+    """Whether ``span`` names a control condition, read with the word after it ("the serum control" + "group")."""
+    if CONTROL_WORDS.search(span.text):
+        return True
+    window = text[span.start : _NEXT_WORD.match(text, span.end).end()]
+    return any(match.start() < len(span.text) for match in CONTROL_WORDS.finditer(window))
 
 
 def control_mentions(text: str) -> list[str]:

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from hysem_assets.pico.roles import cleaned, comparator_spans, role_values
+from hysem_assets.pico.roles import cleaned, comparator_spans, control_mentions, role_values
 from hysem_assets.pico.tagger import Span
 
 
@@ -61,6 +61,32 @@ def test_pragmatic_and_observational_controls_named_outside_the_spans_are_compar
     text = "Statin users were compared with non-users. KB220 was compared to treatment as usual; vs no exposure."
     spans = tagged(text, {"interventions": ["Statin users", "KB220"]})
     assert role_values(text, spans)["comparators"] == ["non-users", "treatment as usual", "no exposure"]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Patients were randomised to intervention or control (n = 20 each).", ["control"]),
+        ("Compared with healthy controls, patients had lower scores.", ["healthy controls"]),
+        ("Controls were younger than cases.", ["Controls"]),
+        (
+            "The control group received saline; vehicle-treated mice gained weight.",
+            ["control group", "vehicle-treated"],
+        ),
+        ("Four treatments in random order: control, saline, and two doses.", ["control"]),
+        ("Glycaemic control improved, as did infection control and pain control.", []),
+        ("We adjusted to control for confounding under the control of the board.", []),
+        ("Motor vehicle crashes rose; the kinase controls tumour growth in population control areas.", []),
+    ],
+)
+def test_control_names_an_arm_not_an_object_of_controlling(text: str, named: list[str]) -> None:
+    assert control_mentions(text) == named
+
+
+def test_a_span_is_a_control_arm_with_the_word_after_it() -> None:
+    text = "Eyes in the autologous serum control group had drops. Rhythm control kept a sinus rhythm."
+    spans = tagged(text, {"interventions": ["autologous serum control", "Rhythm control"]})
+    assert comparator_spans(text, spans) == {0}
 
 
 def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
