@@ -174,13 +174,33 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
 
 def _main_first(spans: Sequence[Span]) -> list[Span]:
     """The participant span that says most in a phrase first (the longest confident one of at most
-    :data:`MAIN_WORDS` words), then the rest in text order."""
+    :data:`MAIN_WORDS` words, without the function words it may open or end on), then the rest in text order."""
     if not spans:
         return []
     confident = [span for span in spans if span.score >= 0.6] or list(spans)
     phrases = [span for span in confident if len(span.text.split()) <= MAIN_WORDS] or confident
     main = max(phrases, key=lambda span: (len(span.text.split()), -span.start))
-    return [main, *(span for span in spans if span is not main)]
+    return [_whole(main), *(span for span in spans if span is not main)]
+
+
+#: Words a phrase does not open or end on: prepositions, conjunctions, relatives and auxiliaries.
+_FUNCTION_WORDS = (
+    "a|among|an|and|are|as|at|before|between|but|by|during|for|from|having|in|into|is|of|on|or|than|that|the|to|"
+    "was|were|which|who|whom|whose|with|within|without"
+)
+_OPENING = re.compile(rf"^(?:[^\w(\[]*\b(?:{_FUNCTION_WORDS})\b)+[^\w(\[]*", re.IGNORECASE)
+_ENDING = re.compile(rf"(?:[^\w)\]]*\b(?:{_FUNCTION_WORDS})\b)+[^\w)\]]*$", re.IGNORECASE)
+
+
+def _whole(span: Span) -> Span:
+    """``span`` without the function words it opens or ends on ("university students and" -> "university
+    students"), so the main description reads as a phrase; a span of nothing else stays as it is."""
+    start = _OPENING.match(span.text)
+    end = _ENDING.search(span.text)
+    first, last = start.end() if start else 0, end.start() if end else len(span.text)
+    if first >= last:
+        return span
+    return replace(span, start=span.start + first, end=span.start + last, text=span.text[first:last])
 
 
 def _distinct(spans: Sequence[Span]) -> list[str]:

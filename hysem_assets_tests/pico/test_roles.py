@@ -89,6 +89,14 @@ def test_a_span_is_a_control_arm_with_the_word_after_it() -> None:
     assert comparator_spans(text, spans) == {0}
 
 
+def test_the_main_population_does_not_open_or_end_on_a_function_word() -> None:
+    text = "Among 40 university students and (in part) their parents in Oslo, most slept well."
+    spans = tagged(text, {"participants": ["Among 40 university students and (in part) their parents in", "Oslo"]})
+    values = role_values(text, spans)["participants"]
+    assert values == ["40 university students and (in part) their parents", "Oslo"]
+    assert role_values("of", tagged("of", {"participants": ["of"]}))["participants"] == []  # nothing else: no value
+
+
 def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
     text = "Exercise was offered. Versus the literature, diet was also studied."
     spans = tagged(text, {"interventions": ["Exercise", "diet"]})
