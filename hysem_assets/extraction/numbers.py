@@ -179,25 +179,58 @@ _FOLLOW_UP_PATTERNS = [
     re.compile(rf"followed(?:\s+up)?\s+(?:for|during|over)\s+{_DURATION}", re.I),
     re.compile(rf"{_DURATION}(?:\s+of)?\s+(?:\w+\s+)?follow[- ]?up", re.I),
     re.compile(rf"\b(?:over|during|within)\s+{_DURATION}(?!\s+(?:of\s+age|old|older|younger))", re.I),
+    # the study's own length: "a 12-week, double-blind, randomised trial", "the 6-month intervention"
+    re.compile(
+        rf"\b{_DURATION}(?![-,\s]+(?:baseline|run-in|washout|wash-out|screening|lead-in)\b)[-,\s]+(?:[\w-]+,?\s+){{0,4}}?"
+        r"(?:trial|study|intervention|period)\b",
+        re.I,
+    ),
+    # the last assessment: "assessed at 3, 6 and 12 months", "after 12 weeks of treatment", "at week 24"
+    re.compile(
+        rf"\b(?:at|after|by|until)\s+(?:(?:\d+(?:\.\d+)?(?:\s*[- ]?(?:week|month|year|day)s?)?|and|or)\s*,?\s+)*"
+        rf"(?:{_DURATION}|(?P<unit_first>week|month|year|day)s?\s+(?:\d+\s*,?\s+(?:and\s+|or\s+)?)*(?P<amount_after>\d+))\b"
+        r"(?!\W{0,3}(?:postmenstrual|post-menstrual|gestation\w*|corrected|of\s+age|old|older|younger)\b)",
+        re.I,
+    ),
 ]
 _FOLLOW_UP_CONTEXT = re.compile(r"follow|prospectiv|cohort|incidence|observ|surviv|recurrence", re.I)
+#: What a sentence says when a time point in it is when outcomes were measured.
+_ASSESSMENT_CONTEXT = re.compile(
+    r"\b(?:assess|measur|evaluat|examin|outcome|visit|follow[- ]?up|followed up|interview|score|end of|endpoint|primary|secondary|"
+    r"reduc|improv|increas|decreas|chang|differ|signific|remission|respon|rates?\b)",
+    re.I,
+)
+#: A sentence about doses: its time points are a schedule ("at week 4, doses were titrated"), not assessments.
+_DOSING = re.compile(r"\b(?:titrat\w*|doses?|dosage|dosing|mg|(?:increased|reduced|decreased) to)\b", re.I)
+#: Ranks of :data:`_FOLLOW_UP_PATTERNS` that need a context in their sentence, and the rank where the longest wins.
+_NEEDS_CONTEXT = {3: _FOLLOW_UP_CONTEXT, 5: _ASSESSMENT_CONTEXT}
+_LAST_ASSESSMENT = 5
 
 
 def duration(text: str, unit: str | None = "years") -> float | None:
-    """The follow-up length in ``unit`` (years, months, weeks or days): median or mean where given."""
+    """The follow-up length in ``unit`` (years, months, weeks or days): median or mean where given.
+
+    Stated follow-up first; then how long the study ran ("a 12-week trial"); then, in a sentence about
+    outcomes, the last time point they were measured at ("at 3, 6 and 12 months" -> 12 months).
+    """
     plain = matchable(text)
     found: list[tuple[int, int, float]] = []
     for rank, pattern in enumerate(_FOLLOW_UP_PATTERNS):
         for match in pattern.finditer(plain):
             start, end = _sentence_bounds(plain, match.start())
-            if rank == 3 and not _FOLLOW_UP_CONTEXT.search(plain[start:end]):
+            context = _NEEDS_CONTEXT.get(rank)
+            if context and not context.search(plain[start:end]):
                 continue
-            amount = parse_amount(match.group("amount"))
+            if rank == _LAST_ASSESSMENT and _DOSING.search(plain[start:end]):
+                continue
+            groups = match.groupdict()
+            amount = parse_amount(groups["amount"] or groups.get("amount_after") or "")
             if amount is None:
                 continue
-            years = amount * _TIME_UNITS[_time_unit(match.group("unit"))]
+            years = amount * _TIME_UNITS[_time_unit(groups["unit"] or groups.get("unit_first") or "")]
             central = bool(re.search(r"median|mean|average", match.group(0), re.I))
-            found.append((0 if central else 1, rank * 100_000 + match.start(), years))
+            order = -years if rank == _LAST_ASSESSMENT else match.start()
+            found.append((0 if central else 1, rank * 100_000 + order, years))
     if not found:
         return None
     years = min(found)[2]

@@ -54,10 +54,32 @@ def test_number_words_and_amounts() -> None:
         ("mean follow-up 4.3 (SD 1.2) years after transplantation", 4.3),
         ("no recurrence at more than 2 years of follow-up", 2.0),
         ("Children were followed up for a median of 30 weeks.", 30 * 7 / 365.25),
+        # how long the study ran, when no follow-up is stated
+        ("In this 12-week, double-blind, randomised trial, 80 adults took part.", 12 * 7 / 365.25),
+        ("Snacks in obesity treatment: a 1-year randomized clinical trial.", 1.0),
+        # else the last time point outcomes were measured at
+        ("Pain was assessed at baseline and at 3, 6 and 12 months.", 1.0),
+        ("Strength was measured at weeks 0, 10, and 15.", 15 * 7 / 365.25),
+        ("After 6 weeks, HbA1c was reduced; after 12 weeks the difference was significant.", 12 * 7 / 365.25),
+        ("A 2-year trial. Pain was scored at 3 and 6 months.", 2.0),  # the study's length first
     ],
 )
 def test_follow_up_in_years(text: str, years: float) -> None:
     assert duration(text, "years") == pytest.approx(years, abs=0.001)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "At week 4, doses were titrated to 40 mg.",  # a dosing schedule
+        "Chronic lung disease at 36 weeks' postmenstrual age was the primary outcome.",  # an age
+        "After a 1-week baseline period, patients received melatonin.",  # not the study's length
+        "Patients were discharged after 2 days.",  # no outcome measured then
+        "The 5-year survival was 40%.",
+    ],
+)
+def test_time_points_that_are_no_follow_up(text: str) -> None:
+    assert duration(text, "years") is None
 
 
 def test_follow_up_in_the_fields_unit_and_ages_are_not_follow_up() -> None:
