@@ -129,6 +129,17 @@ def names_control(text: str, span: Span) -> bool:
     return any(match.start() < len(span.text) for match in CONTROL_WORDS.finditer(window))
 
 
+def _widened(text: str, span: Span) -> Span:
+    """``span`` grown leftwards to the whole control condition it ends ("care" of "usual care"); one that names
+    a condition itself stays as tagged ("control", not "control group")."""
+    if CONTROL_WORDS.search(span.text):
+        return span
+    for match in CONTROL_WORDS.finditer(text, max(0, span.start - 40), span.end):
+        if match.start() < span.start < match.end():
+            return replace(span, start=match.start(), text=text[match.start() : span.end])
+    return span
+
+
 def control_mentions(text: str) -> list[str]:
     """Control conditions the text names anywhere ("placebo", "usual care"), in text order."""
     return [match.group() for match in CONTROL_WORDS.finditer(text)]
@@ -163,7 +174,7 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     grouped: dict[Role, list[Span]] = {
         "participants": _main_first(parts["participants"]),
         "interventions": [span for i, span in enumerate(interventions) if i not in comparators],
-        "comparators": [span for i, span in enumerate(interventions) if i in comparators],
+        "comparators": [_widened(text, span) for i, span in enumerate(interventions) if i in comparators],
         "outcomes": parts["outcomes"],
     }
     values = {role: _distinct(grouped[role]) for role in ROLES}

@@ -97,6 +97,12 @@ def test_the_main_population_does_not_open_or_end_on_a_function_word() -> None:
     assert role_values("of", tagged("of", {"participants": ["of"]}))["participants"] == []  # nothing else: no value
 
 
+def test_a_comparator_cut_inside_a_control_condition_is_the_whole_condition() -> None:
+    text = "Pain fell with exercise compared with usual care, and with yoga versus a control group."
+    spans = tagged(text, {"interventions": ["exercise", "care", "yoga", "control"]})
+    assert role_values(text, spans)["comparators"] == ["usual care", "control"]
+
+
 def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
     text = "Exercise was offered. Versus the literature, diet was also studied."
     spans = tagged(text, {"interventions": ["Exercise", "diet"]})
