@@ -2,8 +2,10 @@
 
 Abstracts write the same estimate many ways ("HR 0.83, 95% CI 0.76–0.91", "OR = 1.12
 (0.95, 1.31)", "RR 0.79 [0.68 to 0.92]", "hazard ratio [HR], 1.21; 95% CI, 1.05-1.40",
-"aHR: 0.9 (95%CI: 0.8–1.0)", "β, 0.146; 95% CI, 0.086 to 0.201"); one pattern per part
-(measure, value, interval) covers their combinations. The measure names are the
+"aHR: 0.9 (95%CI: 0.8–1.0)", "β, 0.146; 95% CI, 0.086 to 0.201", "HR (95% CI) of 0.46 (0.39, 0.54)",
+"odds ratio, 2.1; 95 percent confidence interval, 0.23% to 0.96%", and each of them tokenised as
+"odds ratio [ OR ] = 1.98 ; 95 % CI , 1.16 to 3.38"); one pattern per part (measure, value,
+interval) covers their combinations. The measure names are the
 statistical vocabulary of effect estimates, not of any review subject.
 """
 
@@ -42,20 +44,20 @@ def _measure_pattern() -> re.Pattern[str]:
 _MEASURE = _measure_pattern()
 _NAMES = list(MEASURES)
 #: Between a measure and its value: a bracketed abbreviation, qualifiers ("for X was"), punctuation.
-_BRACKETED = r"(?:\s*[\[(][A-Za-z]{1,5}[\])])?"
+_BRACKETED = r"(?:\s*[\[(]\s*(?:[A-Za-z]{1,5}|(?:95|90|99)\s*%\s*CI)\s*[\])])?"
 _WORDS_BETWEEN = r"(?:\s+(?:[^\s\d;.()\[\]=:]+|\([^)\d]{0,40}\))){0,14}?"
 _LINK = r"\s*(?:[,:=]|\bwas\b|\bwere\b|\bof\b|\bis\b|\bequal to\b|≈)?\s*[,:=]?\s*"
 _VALUE = re.compile(
-    rf"{_BRACKETED}(?:{_WORDS_BETWEEN}\s*(?:\bwas\b|\bwere\b|\bof\b|\bis\b|=|:)\s*|{_LINK})"
+    rf"{_BRACKETED}(?:{_WORDS_BETWEEN}\s*(?:\bwas\b|\bwere\b|\bof\b|\bis\b|=|:|,)\s*|{_LINK})"
     rf"(?P<value>{_NUMBER})(?![\d.]*\s*%\s*(?:CI|conf|cred))"
     r"(?:\s*%|(?:\s+[^\s\d;,()\[\]]{1,6}){0,2}(?=\s*[(\[;,]))?"
 )
 _CI_LABEL = (
-    r"(?:(?:95|90|99)\s*%\s*(?:CI|CrI|UI|confidence\s+intervals?|credible\s+intervals?)"
+    r"(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*(?:CI|CrI|UI|confidence\s+intervals?|credible\s+intervals?)"
     r"(?:\s*[\[(](?:CI|CrI)[\])])?|CI)"
 )
 _INTERVAL = re.compile(
-    rf"\s*[;,(\[]?\s*(?:{_CI_LABEL}\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*(?:to|–|—|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})",
+    rf"\s*[;,(\[]?\s*(?:{_CI_LABEL}\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*%?\s*(?:,?\s*to|–|—|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})(?:\s*%)?",
     re.IGNORECASE,
 )
 _CLAUSE_START = re.compile(r"[;:.]\s|,\s(?:and|but|while|whereas)\s|\(|\[")

@@ -20,6 +20,13 @@ from hysem_assets.extraction.estimates import effect_estimates
         ("Pain scores: mean difference −2.3 points (95% CI −3.1 to −1.5).", ("mean difference", -2.3, -3.1, -1.5)),
         ("Quality of life: SMD 0.45 (0.20–0.70).", ("standardised mean difference", 0.45, 0.20, 0.70)),
         ("Malaria episodes: IRR 1.5 (1.2-1.9).", ("incidence rate ratio", 1.5, 1.2, 1.9)),
+        # tokenised text, written-out percent, bracketed names with spaces, percent bounds, a comma before "to"
+        ("Relapse ( odds ratio [ OR ] = 1.98 ; 95 % CI , 1.16 to 3.38 ; P = .01 )", ("odds ratio", 1.98, 1.16, 3.38)),
+        ("changes ( odds ratio , 2.1 ; 95 percent confidence interval , 1.2 to 3.8 )", ("odds ratio", 2.1, 1.2, 3.8)),
+        ("Asthma ( odds ratio , 0.47 ; 95 % CI , 0.23 % to 0.96 % ; P = .035 )", ("odds ratio", 0.47, 0.23, 0.96)),
+        ("Stroke ( hazard ratio , 1.23 ; 95 % CI , 1.01 , to 1.49 ; P=0.04 )", ("hazard ratio", 1.23, 1.01, 1.49)),
+        ("Dropout was lower; HR (95% CI) of 0.46 (0.39, 0.54).", ("hazard ratio", 0.46, 0.39, 0.54)),
+        ("Function (mean difference between groups, 2.7; 95% CI, 1.22 to 4.17)", ("mean difference", 2.7, 1.22, 4.17)),
         (
             "the odds ratio for carrying the mutation and a positive margin was 17.2 (95% CI: 2.1-142.3)",
             ("odds ratio", 17.2, 2.1, 142.3),
