@@ -60,11 +60,25 @@ _INTERVAL = re.compile(
     rf"\s*[;,(\[]?\s*(?:{_CI_LABEL}\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*%?\s*(?:,?\s*to|–|—|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})(?:\s*%)?",
     re.IGNORECASE,
 )
+#: A p-value right after an estimate or its interval: "; P = .01", "), p<0.001", "; two-sided P value 0.03".
+_P_VALUE = re.compile(
+    r"\s*[)\]]?\s*[;,]?\s*(?:two-sided\s+)?(?<![\w-])p(?:\s*-?\s*values?)?\s*(?P<op>[<>=≤≥]|was|of|)\s*"
+    r"(?P<p>\d*[.·]\d+(?:\s*[x×]\s*10\s*[-−–]\s*\d+)?|[01])(?![\d.·])",
+    re.IGNORECASE,
+)
 _CLAUSE_START = re.compile(r"[;:.]\s|,\s(?:and|but|while|whereas)\s|\(|\[")
 
 
 def _number(text: str) -> float:
     return float(text.replace(" ", "").replace("−", "-").replace("–", "-").replace("·", "."))
+
+
+def _p_text(match: re.Match[str]) -> str:
+    """A p-value as reviewers write it: "0.04", "< 0.001" (the number with a leading zero, the bound kept)."""
+    number = " ".join(match.group("p").replace("·", ".").split())
+    number = f"0{number}" if number.startswith(".") else number
+    op = match.group("op").lower()
+    return number if op in ("=", "was", "of", "") else f"{op} {number}"
 
 
 def _context(sentence: str, start: int, previous_end: int) -> str | None:
@@ -81,7 +95,7 @@ def _context(sentence: str, start: int, previous_end: int) -> str | None:
 def effect_estimates(text: str) -> list[dict[str, Any]]:
     """Every effect estimate in ``text`` with its interval and context, in text order.
 
-    Each record has ``measure``, ``value``, ``ci_lower``, ``ci_upper``, ``context`` and the
+    Each record has ``measure``, ``value``, ``ci_lower``, ``ci_upper``, ``p_value``, ``context`` and the
     ``start``/``end`` offsets of the estimate in ``text`` (same offsets: folding keeps lengths
     for the characters estimates use). An interval must hold its value; otherwise it is
     read as the record's, not the estimate's, and left out.
@@ -106,6 +120,9 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
                 end = interval.end()
             else:
                 low = high = None
+        p_value = _P_VALUE.match(plain, end)
+        if p_value:
+            end = p_value.end()
         adjusted = measure.group(0)[:1] in "aA" and name != "regression coefficient"
         sentence_start = max(plain.rfind(". ", 0, measure.start()) + 2, previous_end, 0)
         found.append(
@@ -114,6 +131,7 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
                 "value": estimate,
                 "ci_lower": low,
                 "ci_upper": high,
+                "p_value": _p_text(p_value) if p_value else None,
                 "context": _context(plain, measure.start(), sentence_start),
                 "start": measure.start(),
                 "end": end,

@@ -207,11 +207,7 @@ class ExtractiveBackend:
             value = quantity(text, field.unit, field.cues)
         if field.records:  # several values per work: one record each
             measure = field.unit or field.name.replace("_", " ")
-            return (
-                []
-                if value is None
-                else [{"measure": measure, "value": value, "ci_lower": None, "ci_upper": None, "context": None}]
-            )
+            return [] if value is None else [{**dict.fromkeys(ESTIMATE_PROPERTIES), "measure": measure, "value": value}]
         return value
 
     def _sentences(self, reading: Reading, description: str) -> str | None:

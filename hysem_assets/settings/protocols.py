@@ -58,6 +58,7 @@ ESTIMATE_PROPERTIES = {
     "value": PropertySpec(value="number", required=True, description="The point estimate as a number."),
     "ci_lower": PropertySpec(value="number", description="Lower bound of its confidence interval, if given."),
     "ci_upper": PropertySpec(value="number", description="Upper bound of its confidence interval, if given."),
+    "p_value": PropertySpec(value="string", description="Its p-value as reported, e.g. 0.04 or < 0.001, if given."),
     "context": PropertySpec(value="string", description="What the estimate compares or describes."),
 }
 METRIC_PROPERTIES = {

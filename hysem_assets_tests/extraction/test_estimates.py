@@ -51,6 +51,23 @@ def test_several_estimates_each_with_its_interval_and_context() -> None:
     assert "hepatotoxicity" in found[0]["context"]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "p_value"),
+    [
+        ("Anastomotic leak (OR, 1.860; 95% CI, 1.439 to 2.405; P < 0.001)", "< 0.001"),
+        ("Bone density rose (βoverall = .04; P = .002).", "0.002"),
+        ("Stroke ( hazard ratio , 1.23 ; 95 % CI , 1.01 , to 1.49 ; P=0.04 )", "0.04"),
+        ("Death (HR 0.8 (0.7-0.9), p-value 0.03).", "0.03"),
+        ("Death (HR 0.8 (0.7-0.9)). P values were two-sided.", None),  # another sentence's p
+        ("Exposure (ORQ3=4.15, 95% CI 1.56 to 11.01, ptrend <0.01)", None),  # a trend test, not this estimate's
+    ],
+)
+def test_a_p_value_right_after_an_estimate_is_its_own(sentence: str, p_value: str | None) -> None:
+    (found,) = effect_estimates(sentence)
+    assert found["p_value"] == p_value
+    assert ("p" in sentence[found["start"] : found["end"]].lower()) == (p_value is not None)  # the span holds it
+
+
 def test_words_that_only_look_like_measures_are_not_estimates() -> None:
     assert effect_estimates("HRQoL = 0.8 improved, and ORs and 95% CIs were calculated by logistic regression.") == []
     assert effect_estimates("The OR was used for 12 patients undergoing surgery.") == []
