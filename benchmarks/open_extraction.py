@@ -101,7 +101,8 @@ def measure_kind(measure: str) -> str:
 def counts(field: str, kind: str, predicted: Any, gold: Any) -> tuple[int, int, int]:
     """(matched predictions, predictions, labels) for one field of one abstract."""
     if kind in ("terms", "estimates"):
-        predicted, gold = list(predicted or []), list(gold or [])
+        # a label written as one phrase is one term (the generic comparator was one phrase before it was terms)
+        predicted, gold = list(predicted or []), [gold] if isinstance(gold, str) else list(gold or [])
         used: set[int] = set()
         hits = 0
         for item in predicted:
@@ -144,7 +145,7 @@ def baseline(protocol: Any, reading: Reading) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for spec in protocol.fields:
         if spec.type == "text":
-            similarity = reading.sentence_vectors @ reading.embed([spec.description])[0]
+            similarity = reading.sentence_similarity(reading.embed([spec.description])[0])
             values[spec.name] = reading.sentences[int(similarity.argmax())] if reading.sentences else None
         else:
             values[spec.name] = [] if spec.type == "terms" or spec.records else None

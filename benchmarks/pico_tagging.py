@@ -61,9 +61,12 @@ FILLED = ("population", "intervention_or_exposure", "comparator", "outcomes")
 
 
 def without_tagger(protocol: Protocol) -> Protocol:
-    """The protocol with the rules of the previous release: no tagger method, population a text span again."""
+    """The protocol with the rules of the previous release: no tagger method, population and comparator one text
+    span again."""
     fields = [
-        spec.model_copy(update={"method": None, "type": "text" if spec.name == "population" else spec.type})
+        spec.model_copy(
+            update={"method": None, "type": "text" if spec.name in ("population", "comparator") else spec.type}
+        )
         for spec in protocol.fields
     ]
     return protocol.model_copy(update={"fields": fields})

@@ -70,6 +70,13 @@ def method_for(field: ProtocolField) -> Method:
     return "tagger" if field.method else rule_for(field)
 
 
+def fallback_for(field: ProtocolField) -> Method:
+    """The rule for a tagger field whose role finds nothing: for comparators the span a cue announces ("compared
+    with X"), since ranked noun phrases would name a comparator for every text; else the rule of its type."""
+    role = (field.method or "").partition(":")[2]
+    return "span" if role == "comparators" and field.cues else rule_for(field)
+
+
 def rule_for(field: ProtocolField) -> Method:
     """The rule that fills ``field`` by its type, kind, dictionary and cues (also where the tagger finds nothing)."""
     if field.type == "category":
@@ -178,7 +185,7 @@ class ExtractiveBackend:
             values = roles[(field.method or "").partition(":")[2]]
             if values:
                 return values if field.type == "terms" else values[0]
-            method = rule_for(field)  # nothing tagged (not a clinical abstract, say): the field's rule
+            method = fallback_for(field)  # nothing tagged (not a clinical abstract, say)
         if method == "dictionary":
             return self.dictionaries[field.name].find(text)
         if method == "phrases":
@@ -188,6 +195,8 @@ class ExtractiveBackend:
         if method == "span":
             other_cues = [cue for spec in self.protocol.fields if spec.name != field.name for cue in spec.cues]
             span = best_span(reading, field.description, field.cues, self._others(field), other_cues)
+            if field.type == "terms":
+                return [span.text] if span else []
             return span.text if span else None
         if method == "category":
             chosen = choose_category(reading, field.values or {})

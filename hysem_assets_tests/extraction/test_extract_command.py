@@ -55,7 +55,7 @@ def test_fields_with_evidence_inside_each_record_and_bad_lines_reported(tmp_path
     assert trial["status"] == "ok"
     assert any("pregnant women" in value for value in trial["population"])
     assert any("ginger" in value.lower() for value in trial["intervention_or_exposure"])
-    assert trial["comparator"] == "placebo"
+    assert trial["comparator"] == ["placebo"]
     assert any("nausea" in value.lower() for value in trial["outcomes"])
     assert trial["study_design"] == "randomised controlled trial"
     text = f"{TRIAL['title']}\n\n{TRIAL['abstract']}"
@@ -64,7 +64,7 @@ def test_fields_with_evidence_inside_each_record_and_bad_lines_reported(tmp_path
             assert text[entry["start"] : entry["end"]] == entry["sentence"], field
 
     assert by_id["es"]["status"] == "empty" and "not English" in by_id["es"]["error"]
-    assert by_id["es"]["population"] == [] and by_id["es"]["comparator"] is None
+    assert by_id["es"]["population"] == [] and by_id["es"]["comparator"] == []
     assert by_id["empty"]["status"] == "empty" and by_id["empty"]["error"]
     assert by_id["long"]["status"] == "ok" and by_id["long"]["intervention_or_exposure"]
     assert by_id["controls"]["status"] == "ok"
