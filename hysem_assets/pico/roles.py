@@ -68,6 +68,7 @@ _VERSUS = re.compile(
 )
 _BETWEEN_ARMS = re.compile(r"\s+(?:versus|vs\.?|compared (?:with|to)|or)\s+", re.IGNORECASE)
 _SEMICOLON = re.compile(r"\s*;\s*")
+#: The word after a span, across anything but a sentence or clause end.
 _NEXT_WORD = re.compile(r"[^\w.;]*\w*")
 _NOTHING = re.compile(r"(?!)")
 _LEADING = re.compile(r"^[^\w(\[]+")
