@@ -47,7 +47,7 @@ ui: install  ## Dagster UI on http://127.0.0.1:3000
 validate: install
 	$(VENV)/bin/dagster definitions validate -w workspace.yaml
 
-tagger: install  ## retrain the shipped span tagger from ../shared/realdata/pico_ebmnlp (2 cores: about 40 minutes)
+tagger: install  ## retrain the shipped span tagger from ../shared/realdata/pico_ebmnlp (2 cores: about 45 minutes)
 	$(VENV)/bin/hysem train tagger
 
 bench: install asreview-venv

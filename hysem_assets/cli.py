@@ -579,7 +579,7 @@ def train() -> None:
     help="Where to write the model (default: the package's pico/model, which extraction loads).",
 )
 def train_tagger(data: Path, output: Path | None) -> None:
-    """Train the participants / interventions / outcomes span tagger (CPU, fixed seed, about 40 minutes)."""
+    """Train the participants / interventions / outcomes span tagger (CPU, fixed seed, about 45 minutes)."""
     import logging
 
     from hysem_assets.pico.build import build

@@ -65,13 +65,14 @@ class TaggerUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Span:
-    """A tagged span: its class, character range in the text, words and mean probability."""
+    """A tagged span: its class, character range in the text, words, and its words' mean and highest probability."""
 
     label: str
     start: int
     end: int
     text: str
     score: float
+    peak: float = 1.0  # the probability of its surest word
 
 
 class Tagger:
@@ -79,7 +80,11 @@ class Tagger:
     and on two cores two single-threaded calls outran one two-threaded call at a time by about 15%."""
 
     def __init__(
-        self, folder: Path = MODEL_DIR, threshold: float = 0.5, model_file: str = MODEL_FILE, card: dict | None = None
+        self,
+        folder: Path = MODEL_DIR,
+        threshold: float | None = None,
+        model_file: str = MODEL_FILE,
+        card: dict | None = None,
     ) -> None:
         from onnxruntime import InferenceSession, SessionOptions
 
@@ -102,9 +107,14 @@ class Tagger:
                 f"(a different {PACKAGE} version?); rebuild it with `{REBUILD}`"
             )
         self.tokenizer = word_pieces(vocabulary)
-        #: Names these weights in the ids of extraction caches: new weights, new answers.
-        self.version: str = self.card["sha256"][:12]
-        self.threshold = threshold
+        #: Per class, the mean word probability that puts a word in a span: ``threshold`` for every class when
+        #: given, else the ones the build chose on its development split (the card's ``thresholds``), else 0.5.
+        chosen = self.card.get("thresholds", {})
+        self.thresholds = np.array(
+            [threshold if threshold is not None else chosen.get(label, 0.5) for label in CLASSES], dtype=np.float32
+        )
+        #: Names these weights and thresholds in the ids of extraction caches: new weights or cuts, new answers.
+        self.version: str = "-".join([self.card["sha256"][:12], *(f"{t:g}" for t in self.thresholds)])
 
     def tag(self, texts: Sequence[str]) -> list[list[Span]]:
         """The spans of each text, in text order.
@@ -121,7 +131,7 @@ class Tagger:
                 (logits,) = self.session.run(None, feed)
                 found[first:end] = 1 / (1 + np.exp(-logits[0, 1:-1]))
         return [
-            _spans(text[:MAX_CHARS], offsets, p, self.threshold)
+            _spans(text[:MAX_CHARS], offsets, p, self.thresholds)
             for text, (_, offsets, _), p in zip(texts, pieces, probabilities, strict=True)
         ]
 
@@ -133,7 +143,7 @@ class Tagger:
         parts = reading_parts(text, budget, lambda part: len(self.tokenizer.encode(part, add_special_tokens=False)))
         tagged = self.tag([text[start:end] for start, end in parts])
         return [
-            Span(span.label, span.start + start, span.end + start, span.text, span.score)
+            Span(span.label, span.start + start, span.end + start, span.text, span.score, span.peak)
             for (start, _), spans in zip(parts, tagged, strict=True)
             for span in spans
         ]
@@ -185,8 +195,10 @@ def reading_parts(
     return chosen
 
 
-def _spans(text: str, offsets: Sequence[tuple[int, int]], probabilities: np.ndarray, threshold: float) -> list[Span]:
-    """Runs of words whose mean probability of a class reaches ``threshold``, per class.
+def _spans(
+    text: str, offsets: Sequence[tuple[int, int]], probabilities: np.ndarray, thresholds: np.ndarray
+) -> list[Span]:
+    """Runs of words whose mean probability of a class reaches that class's threshold, per class.
 
     A word is a run of pieces with no gap between letters or digits ("HbA1c" is one word,
     "type-2" three), so a word is in or out of a span whole.
@@ -207,11 +219,14 @@ def _spans(text: str, offsets: Sequence[tuple[int, int]], probabilities: np.ndar
     words = np.add.reduceat(probabilities, firsts, axis=0) / sizes[:, None]
     found: list[Span] = []
     for c, label in enumerate(CLASSES):
-        inside = np.concatenate(([False], words[:, c] >= threshold, [False]))
+        inside = np.concatenate(([False], words[:, c] >= thresholds[c], [False]))
         edges = np.flatnonzero(inside[1:] != inside[:-1])  # run starts and ends, alternating
         for first, end in zip(edges[::2], edges[1::2], strict=True):
             start, stop = offsets[firsts[first]][0], offsets[lasts[end - 1]][1]
-            found.append(Span(label, start, stop, text[start:stop], float(words[first:end, c].mean())))
+            inside_words = words[first:end, c]
+            found.append(
+                Span(label, start, stop, text[start:stop], float(inside_words.mean()), float(inside_words.max()))
+            )
     return sorted(found, key=lambda span: (span.start, CLASSES.index(span.label)))
 
 

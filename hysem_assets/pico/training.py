@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 class TrainingSettings:
     """What a training run depends on besides the data; written beside the weights."""
 
-    epochs: float = 1.5
+    epochs: float = 3.0
     batch_size: int = 16
     learning_rate: float = 8e-5
     warmup: float = 0.06

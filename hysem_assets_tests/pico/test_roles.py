@@ -121,3 +121,13 @@ def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
 )
 def test_values_are_readable_phrases(span: str, value: str) -> None:
     assert cleaned(span) == value
+
+
+def test_a_class_no_word_is_sure_of_has_no_values() -> None:
+    """Low thresholds widen and add spans where a class is present, not in a text where nothing is sure of it."""
+    text = "Magnetic studies of a flavocytochrome. EPR spectra were recorded below 45 K in the subunit."
+    unsure = [Span("outcomes", 39, 42, "EPR", 0.3, peak=0.4), Span("participants", 83, 90, "subunit", 0.6)]
+    values = role_values(text, unsure)
+    assert values["outcomes"] == [] and values["participants"] == ["subunit"]
+    sure_elsewhere = [*unsure, Span("outcomes", 43, 50, "spectra", 0.45, peak=0.7)]
+    assert role_values(text, sure_elsewhere)["outcomes"] == ["EPR", "spectra"]

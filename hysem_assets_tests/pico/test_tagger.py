@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.pico.corpus import split, training_corpus
+from hysem_assets.pico.build import DEVELOPMENT_SEED, DEVELOPMENT_SHARE, THRESHOLDS, chosen_thresholds
+from hysem_assets.pico.corpus import CLASSES, split, training_corpus
 from hysem_assets.pico.evaluation import span_scores
 from hysem_assets.pico.tagger import MODEL_DIR, MODEL_FILE, Tagger, TaggerUnavailable, load, reading_parts
 from hysem_assets_tests.paths import REALDATA, needs_realdata
@@ -21,11 +22,13 @@ ABSTRACT = (
 
 
 def test_the_shipped_weights_load_and_tag_each_class() -> None:
-    spans = load().tag([ABSTRACT])[0]
+    tagger = load()
+    spans = tagger.tag([ABSTRACT])[0]
     labels = {span.label for span in spans}
     assert labels == {"participants", "interventions", "outcomes"}
     for span in spans:
-        assert ABSTRACT[span.start : span.end] == span.text and 0.5 <= span.score <= 1
+        assert ABSTRACT[span.start : span.end] == span.text
+        assert tagger.thresholds[CLASSES.index(span.label)] <= span.score <= 1
     texts = {span.label: " | ".join(s.text for s in spans if s.label == span.label) for span in spans}
     assert "adults with type 2 diabetes" in texts["participants"]
     assert "walking programme" in texts["interventions"]
@@ -40,6 +43,17 @@ def test_the_card_names_the_weights_it_describes() -> None:
     assert (MODEL_DIR / MODEL_FILE).stat().st_size < 40 * 2**20
 
 
+def test_each_class_is_cut_at_the_threshold_the_card_chose() -> None:
+    card = json.loads((MODEL_DIR / "tagger.json").read_text())
+    assert load().thresholds.tolist() == pytest.approx([card["thresholds"][label] for label in CLASSES])
+    strict, loose = Tagger(threshold=0.9).tag([ABSTRACT])[0], Tagger(threshold=0.2).tag([ABSTRACT])[0]
+    assert all(span.score >= 0.9 for span in strict)
+    # a lower threshold only widens or adds spans: every strict span lies inside a loose one of its class
+    for span in strict:
+        assert any(o.label == span.label and o.start <= span.start and span.end <= o.end for o in loose), span
+    assert len(" ".join(s.text for s in loose)) > len(" ".join(s.text for s in strict))
+
+
 @needs_realdata
 def test_held_out_abstracts_are_tagged_as_well_as_the_card_says() -> None:
     """The card's scores are what the shipped file does on the held-out split, and they clear a floor."""
@@ -50,6 +64,22 @@ def test_held_out_abstracts_are_tagged_as_well_as_the_card_says() -> None:
     for label, floor in {"participants": 0.65, "interventions": 0.5, "outcomes": 0.6}.items():
         assert scores[label]["f1"] == pytest.approx(card["int8"]["scores"][label]["f1"], abs=0.002), label
         assert scores[label]["f1"] >= floor, (label, scores[label])
+
+
+@needs_realdata
+def test_thresholds_are_chosen_on_a_development_split_apart_from_the_held_out_one() -> None:
+    train, validation = split(training_corpus(REALDATA / "pico_ebmnlp"))
+    fit, development = split(train, share=DEVELOPMENT_SHARE, seed=DEVELOPMENT_SEED)
+    card = json.loads((MODEL_DIR / "tagger.json").read_text())
+    assert [d.pmid for d in development] == card["data"]["development_pmids"]
+    assert not {d.pmid for d in development} & ({d.pmid for d in validation} | {d.pmid for d in fit})
+    some = development[:12]
+    chosen = chosen_thresholds(Tagger(), some)
+    scored = {}
+    for threshold in {0.5, *chosen.values()}:
+        scored[threshold] = span_scores(some, Tagger(threshold=threshold).tag)
+    for label, threshold in chosen.items():
+        assert threshold in THRESHOLDS and scored[threshold][label]["f1"] >= scored[0.5][label]["f1"], label
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated"])
