@@ -62,7 +62,8 @@ def export_onnx(trained: Path, target: Path) -> None:
 
 def chosen_thresholds(tagger: Tagger, development: list) -> dict[str, float]:
     """Per class, the threshold of :data:`THRESHOLDS` whose spans score the best token F1 on ``development``
-    (the lower one on a tie); classes are thresholded apart, so one pass per threshold scores them all."""
+    (the lower one on a tie); classes are thresholded apart, so one pass per threshold scores them all.
+    Leaves ``tagger`` at the last threshold tried: a tagger of its own, not one that extracts."""
     tried = {}
     for threshold in THRESHOLDS:
         tagger.thresholds[:] = threshold

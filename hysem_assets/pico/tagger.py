@@ -4,7 +4,8 @@
 tagger``) with the packaged MiniLM's tokenizer, whose hash the card records;
 :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut them, each
 window alone, and returns each text's spans per class with character offsets and the mean
-probability of their words (a word's probability is the mean over its word pieces).
+and highest probability of their words (a word's probability is the mean over its word pieces);
+each class has its own threshold, which the build chose and the card records.
 :meth:`Tagger.read` reads one document within a budget of word pieces.
 """
 
