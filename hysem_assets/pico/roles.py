@@ -175,7 +175,9 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     cut = {"participants": _NOTHING, "interventions": _BETWEEN_ARMS, "outcomes": _SEMICOLON}
     present = {span.label for span in spans if span.peak >= PRESENT}
     parts = {
-        label: [part for span in spans if span.label == label and label in present for part in split(span, cut[label])]
+        label: [part for span in spans if span.label == label for part in split(span, cut[label])]
+        if label in present
+        else []
         for label in cut
     }
     interventions = parts["interventions"]
