@@ -2,9 +2,9 @@
 
 Train on the training split (:func:`~hysem_assets.pico.corpus.split`) less a development
 split, export to ONNX with fused attention, quantize to int8, choose each class's threshold
-on the development split, score both files on the held-out split, and write into
+and peak on the development split, score both files on the held-out split, and write into
 ``hysem_assets/pico/model/`` the int8 weights and ``tagger.json`` (the data, splits,
-settings, thresholds, scores and speed the model card reports). The held-out split is
+settings, cuts, scores and speed the model card reports). The held-out split is
 scored once, after everything is chosen: nothing is chosen by it.
 """
 
@@ -21,17 +21,20 @@ from pathlib import Path
 
 from hysem_assets.embedding.minilm import packaged_model_path
 from hysem_assets.pico.corpus import CLASSES, split, training_corpus
-from hysem_assets.pico.evaluation import span_scores
+from hysem_assets.pico.evaluation import document_text, span_scores
 from hysem_assets.pico.tagger import MODEL_DIR, MODEL_FILE, Tagger, tokenizer_file
 
 log = logging.getLogger(__name__)
 
 #: The development split: this share of the training split's three-class abstracts, drawn with its own seed,
-#: is not trained on; thresholds are chosen on it (and settings were compared on it), never on the held-out split.
+#: is not trained on; cuts are chosen on it (and settings were compared on it), never on the held-out split.
 DEVELOPMENT_SHARE = 0.1
 DEVELOPMENT_SEED = 14
-#: The thresholds tried per class: the mean word probability that puts a word in a span.
-THRESHOLDS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+#: The thresholds tried per class: the mean word probability that puts a word in a run.
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+#: The peaks tried per class: what a run's surest word must reach to make it a span (0: every run; a peak at or
+#: under the threshold is no cut and is not tried).
+PEAKS = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
 def export_onnx(trained: Path, target: Path) -> None:
@@ -60,20 +63,34 @@ def export_onnx(trained: Path, target: Path) -> None:
     fuse_bert(target, model.encoder.config)
 
 
-def chosen_thresholds(tagger: Tagger, development: list) -> dict[str, float]:
-    """Per class, the threshold of :data:`THRESHOLDS` whose spans score the best token F1 on ``development``
-    (the lower one on a tie); classes are thresholded apart, so one pass per threshold scores them all.
-    Leaves ``tagger`` at the last threshold tried: a tagger of its own, not one that extracts."""
+def chosen_cuts(tagger: Tagger, development: list) -> dict[str, dict[str, float]]:
+    """Per class, the threshold of :data:`THRESHOLDS` and peak of :data:`PEAKS` whose spans score the best
+    token F1 on ``development`` (the lower cuts on a tie), as the card's ``thresholds`` and ``peaks``.
+
+    Classes are cut apart and a peak only drops runs, so one pass per threshold scores every class and peak.
+    Leaves ``tagger`` at the last threshold tried, with no peaks: a tagger of its own, not one that extracts.
+    """
+    texts = [document_text(document)[0] for document in development]
+    tagger.peaks[:] = 0.0
     tried = {}
     for threshold in THRESHOLDS:
         tagger.thresholds[:] = threshold
-        tried[threshold] = span_scores(development, tagger.tag)
-    return {label: max(THRESHOLDS, key=lambda t: (tried[t][label]["f1"], -t)) for label in CLASSES}
+        runs = tagger.tag(texts)
+        for peak in (peak for peak in PEAKS if peak == 0.0 or peak > threshold):
+            spans = [[span for span in found if span.peak >= peak] for found in runs]
+            tried[threshold, peak] = span_scores(development, lambda _, spans=spans: spans)
+    best = {
+        label: max(tried, key=lambda cut, label=label: (tried[cut][label]["f1"], -cut[0], -cut[1])) for label in CLASSES
+    }
+    return {
+        "thresholds": {label: threshold for label, (threshold, _) in best.items()},
+        "peaks": {label: peak for label, (_, peak) in best.items()},
+    }
 
 
-def _scored(folder: Path, onnx_file: str, validation: list, thresholds: dict[str, float]) -> dict:
+def _scored(folder: Path, onnx_file: str, validation: list, cuts: dict[str, dict[str, float]]) -> dict:
     """Scores and speed of one exported file on the held-out abstracts."""
-    tagger = Tagger(folder, model_file=onnx_file, card={"sha256": "", "thresholds": thresholds})
+    tagger = Tagger(folder, model_file=onnx_file, card={"sha256": "", **cuts})
     started = time.monotonic()
     scores = span_scores(validation, tagger.tag)
     seconds = time.monotonic() - started
@@ -105,10 +122,10 @@ def build(
         # full 8-bit weights: 7-bit ones cost the held-out split up to 0.013 F1, these under 0.01
         quantize_int8(work / "tagger.onnx", out / MODEL_FILE, reduce_range=False)
         (out / MODEL_FILE).chmod(0o644)  # written as a private temporary file
-        thresholds = chosen_thresholds(Tagger(out, model_file=MODEL_FILE, card={"sha256": ""}), development)
-        progress(f"thresholds chosen on the development split: {thresholds}")
-        float32 = _scored(work, "tagger.onnx", validation, thresholds)
-        int8 = _scored(out, MODEL_FILE, validation, thresholds)
+        cuts = chosen_cuts(Tagger(out, model_file=MODEL_FILE, card={"sha256": ""}), development)
+        progress(f"cuts chosen on the development split: {cuts}")
+        float32 = _scored(work, "tagger.onnx", validation, cuts)
+        int8 = _scored(out, MODEL_FILE, validation, cuts)
     card = {
         "sha256": hashlib.sha256((out / MODEL_FILE).read_bytes()).hexdigest(),
         "tokenizer_sha256": hashlib.sha256(tokenizer_file().read_bytes()).hexdigest(),
@@ -124,7 +141,7 @@ def build(
             "validation_pmids": sorted(d.pmid for d in validation),
         },
         "training": {**asdict(settings), **json.loads((trained / "training.json").read_text())},
-        "thresholds": thresholds,
+        **cuts,
         "int8": int8,
         "float32": float32,
     }

@@ -1,11 +1,12 @@
 """From tagged spans to a protocol's values: participants, interventions, comparators and outcomes.
 
 The tagger marks spans; a review wants values. A value is a span's text as written (so it
-can be found again as evidence), trimmed of edge punctuation and a leading article, and
-kept once per spelling (case aside). Interventions split by role: a span is a comparator
-when it names a control condition (:data:`CONTROL_WORDS`) or when its spelling first appears
-after "versus", "compared with" and the like following another intervention in the same
-sentence (the second arm of "A versus B"); the rest are the interventions under study.
+can be found again as evidence), without the function words and punctuation it opens or
+ends on ("of death" -> "death"), and kept once per spelling (case aside). Interventions
+split by role: a span is a comparator when it names a control condition
+(:data:`CONTROL_WORDS`) or when its spelling first appears after "versus", "compared with"
+and the like following another intervention in the same sentence (the second arm of "A
+versus B"); the rest are the interventions under study.
 """
 
 from __future__ import annotations
@@ -196,13 +197,13 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
 
 def _main_first(spans: Sequence[Span]) -> list[Span]:
     """The participant span that says most in a phrase first (the longest confident one of at most
-    :data:`MAIN_WORDS` words, without the function words it may open or end on), then the rest in text order."""
+    :data:`MAIN_WORDS` words), then the rest in text order."""
     if not spans:
         return []
     confident = [span for span in spans if span.score >= 0.6] or list(spans)
     phrases = [span for span in confident if len(span.text.split()) <= MAIN_WORDS] or confident
     main = max(phrases, key=lambda span: (len(span.text.split()), -span.start))
-    return [_whole(main), *(span for span in spans if span is not main)]
+    return [main, *(span for span in spans if span is not main)]
 
 
 #: Words a phrase does not open or end on: prepositions, conjunctions, relatives and auxiliaries.
@@ -216,7 +217,7 @@ _ENDING = re.compile(rf"(?:[^\w)\]]*\b(?:{_FUNCTION_WORDS})\b)+[^\w)\]]*$", re.I
 
 def _whole(span: Span) -> Span:
     """``span`` without the function words it opens or ends on ("university students and" -> "university
-    students"), so the main description reads as a phrase; a span of nothing else stays as it is."""
+    students", "of death" -> "death"), so a value reads as a phrase; a span of nothing else stays as it is."""
     start = _OPENING.match(span.text)
     end = _ENDING.search(span.text)
     first, last = start.end() if start else 0, end.start() if end else len(span.text)
@@ -228,7 +229,7 @@ def _whole(span: Span) -> Span:
 def _distinct(spans: Sequence[Span]) -> list[str]:
     values: dict[str, str] = {}
     for span in spans:
-        value = cleaned(span.text)
+        value = cleaned(_whole(span).text)
         if value and value.casefold() not in values and len(values) < LIMIT:
             values[value.casefold()] = value
     return list(values.values())

@@ -4,8 +4,11 @@
 tagger``) with the packaged MiniLM's tokenizer, whose hash the card records;
 :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut them, each
 window alone, and returns each text's spans per class with character offsets and the mean
-and highest probability of their words (a word's probability is the mean over its word pieces);
-each class has its own threshold, which the build chose and the card records.
+and highest probability of their words (a word's probability is the mean over its word pieces).
+Each class has two cuts, which the build chose and the card records: a word whose probability
+reaches the class's threshold joins a run, and a run is a span only if its surest word reaches
+the class's peak. Low thresholds find a span's whole extent, high peaks keep the runs that are
+surely of the class (hysteresis, as edge detectors keep weak edges only where joined to strong ones).
 :meth:`Tagger.read` reads one document within a budget of word pieces.
 """
 
@@ -108,14 +111,18 @@ class Tagger:
                 f"(a different {PACKAGE} version?); rebuild it with `{REBUILD}`"
             )
         self.tokenizer = word_pieces(vocabulary)
-        #: Per class, the mean word probability that puts a word in a span: ``threshold`` for every class when
+        #: Per class, the mean word probability that puts a word in a run: ``threshold`` for every class when
         #: given, else the ones the build chose on its development split (the card's ``thresholds``), else 0.5.
         chosen = self.card.get("thresholds", {})
         self.thresholds = np.array(
             [threshold if threshold is not None else chosen.get(label, 0.5) for label in CLASSES], dtype=np.float32
         )
-        #: Names these weights and thresholds in the ids of extraction caches: new weights or cuts, new answers.
-        self.version: str = "-".join([self.card["sha256"][:12], *(f"{t:g}" for t in self.thresholds)])
+        #: Per class, the probability a run's surest word must reach to make it a span (the card's ``peaks``).
+        self.peaks = np.array([self.card.get("peaks", {}).get(label, 0.0) for label in CLASSES], dtype=np.float32)
+        #: Names these weights and cuts in the ids of extraction caches: new weights or cuts, new answers.
+        self.version: str = "-".join(
+            [self.card["sha256"][:12], *(f"{t:g}" for t in self.thresholds), *(f"{p:g}" for p in self.peaks)]
+        )
 
     def tag(self, texts: Sequence[str]) -> list[list[Span]]:
         """The spans of each text, in text order.
@@ -124,16 +131,16 @@ class Tagger:
         its neighbours, and no call computes padding (windows of one abstract differ in length by half).
         """
         pieces = [self._pieces(text[:MAX_CHARS]) for text in texts]
-        probabilities = [np.zeros((len(ids), len(CLASSES)), dtype=np.float32) for ids, _, _ in pieces]
-        for (ids, _, cuts), found in zip(pieces, probabilities, strict=True):
+        probabilities = [np.zeros((len(ids), len(CLASSES)), dtype=np.float32) for ids, *_ in pieces]
+        for (ids, _, cuts, _), found in zip(pieces, probabilities, strict=True):
             for first, end in itertools.pairwise(cuts):
                 window = np.array([[101, *ids[first:end], 102]], dtype=np.int64)
                 feed = {"input_ids": window, "attention_mask": np.ones_like(window)}
                 (logits,) = self.session.run(None, feed)
                 found[first:end] = 1 / (1 + np.exp(-logits[0, 1:-1]))
         return [
-            _spans(text[:MAX_CHARS], offsets, p, self.thresholds)
-            for text, (_, offsets, _), p in zip(texts, pieces, probabilities, strict=True)
+            _spans(text[:MAX_CHARS], offsets, ends, p, self.thresholds, self.peaks)
+            for text, (_, offsets, _, ends), p in zip(texts, pieces, probabilities, strict=True)
         ]
 
     def read(self, text: str, budget: int) -> list[Span]:
@@ -149,21 +156,22 @@ class Tagger:
             for span in spans
         ]
 
-    def _pieces(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
-        """Word-piece ids and offsets of ``text``, and where its windows of whole sentences start and end."""
+    def _pieces(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int], list[int]]:
+        """Word-piece ids and offsets of ``text``, where its windows of whole sentences start and end (in pieces),
+        and where its sentences end (in characters)."""
         encoding = self.tokenizer.encode(text, add_special_tokens=False)
         ids, offsets = encoding.ids, encoding.offsets
-        ends = sorted({end for _, end in sentence_spans(text)})
-        room, cuts, sentence_start = WINDOW - 2, [0], 0
+        sentence_ends = sorted({end for _, end in sentence_spans(text)})
+        room, cuts, sentence_start, next_end = WINDOW - 2, [0], 0, 0
         for piece, (start, _) in enumerate(offsets):
-            while ends and ends[0] <= start:  # this piece opens a new sentence
-                ends.pop(0)
+            while next_end < len(sentence_ends) and sentence_ends[next_end] <= start:  # this piece opens a sentence
+                next_end += 1
                 sentence_start = piece
             if piece - cuts[-1] >= room:
                 cuts.append(sentence_start if cuts[-1] < sentence_start < piece else piece)
         if offsets:
             cuts.append(len(ids))
-        return ids, offsets, cuts
+        return ids, offsets, cuts, sentence_ends
 
 
 def reading_parts(
@@ -197,12 +205,19 @@ def reading_parts(
 
 
 def _spans(
-    text: str, offsets: Sequence[tuple[int, int]], probabilities: np.ndarray, thresholds: np.ndarray
+    text: str,
+    offsets: Sequence[tuple[int, int]],
+    sentence_ends: Sequence[int],
+    probabilities: np.ndarray,
+    thresholds: np.ndarray,
+    peaks: np.ndarray,
 ) -> list[Span]:
-    """Runs of words whose mean probability of a class reaches that class's threshold, per class.
+    """Runs of words whose mean probability of a class reaches that class's threshold, per class, kept where
+    their surest word reaches the class's peak.
 
     A word is a run of pieces with no gap between letters or digits ("HbA1c" is one word,
-    "type-2" three), so a word is in or out of a span whole.
+    "type-2" three), so a word is in or out of a span whole. A run ends with its sentence: a low
+    threshold would otherwise join a sentence's weak last words to the next one's first.
     """
     if not offsets:
         return []
@@ -218,13 +233,19 @@ def _spans(
     lasts = [index - 1 for index in firsts[1:]] + [len(offsets) - 1]
     sizes = np.diff([*firsts, len(offsets)])
     words = np.add.reduceat(probabilities, firsts, axis=0) / sizes[:, None]
+    sentence = np.searchsorted(sentence_ends, [offsets[first][0] for first in firsts], side="right")
+    opens = np.concatenate(([True], sentence[1:] != sentence[:-1]))  # the word opens a sentence
     found: list[Span] = []
     for c, label in enumerate(CLASSES):
-        inside = np.concatenate(([False], words[:, c] >= thresholds[c], [False]))
-        edges = np.flatnonzero(inside[1:] != inside[:-1])  # run starts and ends, alternating
-        for first, end in zip(edges[::2], edges[1::2], strict=True):
+        inside = words[:, c] >= thresholds[c]
+        joined = np.concatenate(([False], inside[:-1] & inside[1:] & ~opens[1:]))  # the word goes on a run
+        starts = np.flatnonzero(inside & ~joined)
+        ends = np.flatnonzero(inside & ~np.concatenate((joined[1:], [False]))) + 1
+        for first, end in zip(starts, ends, strict=True):
             start, stop = offsets[firsts[first]][0], offsets[lasts[end - 1]][1]
             inside_words = words[first:end, c]
+            if inside_words.max() < peaks[c]:
+                continue
             found.append(
                 Span(label, start, stop, text[start:stop], float(inside_words.mean()), float(inside_words.max()))
             )

@@ -59,7 +59,7 @@ def test_all_nine_generic_fields_from_a_composed_abstract(tmp_path: Path) -> Non
     values = result.values
     assert result.status == "ok"
     assert values["study_design"] == "cohort study"
-    assert "colorectal cancer" in values["population"]
+    assert "colorectal cancer" in values["population"][0]  # the main population first
     assert values["sample_size"] == 2315
     assert "adjuvant capecitabine" in [term.lower() for term in values["intervention_or_exposure"]]
     assert any("surveillance" in value for value in values["comparator"])

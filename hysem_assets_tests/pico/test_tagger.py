@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.pico.build import DEVELOPMENT_SEED, DEVELOPMENT_SHARE, THRESHOLDS, chosen_thresholds
+from hysem_assets.core.text import sentence_spans
+from hysem_assets.pico.build import DEVELOPMENT_SEED, DEVELOPMENT_SHARE, PEAKS, THRESHOLDS, chosen_cuts
 from hysem_assets.pico.corpus import CLASSES, split, training_corpus
 from hysem_assets.pico.evaluation import span_scores
 from hysem_assets.pico.tagger import MODEL_DIR, MODEL_FILE, Tagger, TaggerUnavailable, load, reading_parts
@@ -43,15 +44,34 @@ def test_the_card_names_the_weights_it_describes() -> None:
     assert (MODEL_DIR / MODEL_FILE).stat().st_size < 40 * 2**20
 
 
-def test_each_class_is_cut_at_the_threshold_the_card_chose() -> None:
+def test_each_class_is_cut_at_the_threshold_and_peak_the_card_chose() -> None:
     card = json.loads((MODEL_DIR / "tagger.json").read_text())
-    assert load().thresholds.tolist() == pytest.approx([card["thresholds"][label] for label in CLASSES])
+    tagger = load()
+    assert tagger.thresholds.tolist() == pytest.approx([card["thresholds"][label] for label in CLASSES])
+    assert tagger.peaks.tolist() == pytest.approx([card["peaks"][label] for label in CLASSES])
+    # a peak drops whole runs whose surest word is below it, and nothing else
+    loose = {**card, "thresholds": dict.fromkeys(CLASSES, 0.2)}
+    runs = Tagger(card={**loose, "peaks": {}}).tag([ABSTRACT])[0]
+    peaks = dict(zip(CLASSES, tagger.peaks.tolist(), strict=True))
+    kept = [run for run in runs if run.peak >= peaks[run.label]]
+    assert Tagger(card=loose).tag([ABSTRACT])[0] == kept and len(kept) < len(runs)
     strict, loose = Tagger(threshold=0.9).tag([ABSTRACT])[0], Tagger(threshold=0.2).tag([ABSTRACT])[0]
     assert all(span.score >= 0.9 for span in strict)
     # a lower threshold only widens or adds spans: every strict span lies inside a loose one of its class
     for span in strict:
         assert any(o.label == span.label and o.start <= span.start and span.end <= o.end for o in loose), span
     assert len(" ".join(s.text for s in loose)) > len(" ".join(s.text for s in strict))
+
+
+def test_a_span_never_crosses_a_sentence_end() -> None:
+    card = json.loads((MODEL_DIR / "tagger.json").read_text())
+    # at a threshold nearly every word reaches, each class's runs are whole sentences, not the whole text
+    spans = Tagger(threshold=0.001, card={**card, "peaks": {}}).tag([ABSTRACT])[0]
+    sentences = sentence_spans(ABSTRACT)
+    assert len(sentences) == 4
+    for label in CLASSES:
+        own = [(span.start, span.end) for span in spans if span.label == label]
+        assert own == sentences, label
 
 
 @needs_realdata
@@ -67,19 +87,22 @@ def test_held_out_abstracts_are_tagged_as_well_as_the_card_says() -> None:
 
 
 @needs_realdata
-def test_thresholds_are_chosen_on_a_development_split_apart_from_the_held_out_one() -> None:
+def test_cuts_are_chosen_on_a_development_split_apart_from_the_held_out_one() -> None:
     train, validation = split(training_corpus(REALDATA / "pico_ebmnlp"))
     fit, development = split(train, share=DEVELOPMENT_SHARE, seed=DEVELOPMENT_SEED)
     card = json.loads((MODEL_DIR / "tagger.json").read_text())
     assert [d.pmid for d in development] == card["data"]["development_pmids"]
     assert not {d.pmid for d in development} & ({d.pmid for d in validation} | {d.pmid for d in fit})
     some = development[:12]
-    chosen = chosen_thresholds(Tagger(), some)
+    chosen = chosen_cuts(Tagger(), some)
+    cuts = {label: (chosen["thresholds"][label], chosen["peaks"][label]) for label in CLASSES}
     scored = {}
-    for threshold in {0.5, *chosen.values()}:
-        scored[threshold] = span_scores(some, Tagger(threshold=threshold).tag)
-    for label, threshold in chosen.items():
-        assert threshold in THRESHOLDS and scored[threshold][label]["f1"] >= scored[0.5][label]["f1"], label
+    for threshold, peak in {(0.5, 0.0), *cuts.values()}:
+        same = {"thresholds": dict.fromkeys(CLASSES, threshold), "peaks": dict.fromkeys(CLASSES, peak)}
+        scored[threshold, peak] = span_scores(some, Tagger(card={**card, **same}).tag)
+    for label, (threshold, peak) in cuts.items():
+        assert threshold in THRESHOLDS and peak in PEAKS and (peak == 0 or peak > threshold), label
+        assert scored[threshold, peak][label]["f1"] >= scored[0.5, 0.0][label]["f1"], label
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated"])
