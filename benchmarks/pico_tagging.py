@@ -18,10 +18,11 @@ generic extraction (all nine fields) of both, and of the previous release's own 
 (checked out with ``git worktree`` and run by ``benchmarks/extraction_rate.py``), the
 shipped extractor and that release taking turns, the best of two rounds each.
 
-Then, on the real abstracts of other subjects in ../shared/realdata (PubMed efetch XML,
-OpenAlex and Crossref works with an abstract of 200 characters or more, read as
-``benchmarks/embed_speed.py`` reads them), how often each of the four fields is filled,
-per source, by both extractors; and how often study_design is filled from the text alone,
+Then, on real abstracts in ../shared/realdata of 200 characters or more (PubMed efetch
+XML, OpenAlex and Crossref works of many subjects, read as ``benchmarks/embed_speed.py``
+reads them; and 400 of the PubMed records two clinical reviews screened, drawn with a fixed
+seed: trials, reviews and studies of drug treatments), how often each of the four fields is
+filled, per source, by both extractors; and how often study_design is filled from the text alone,
 from the types the record's source states (PubMed's publication types, the OpenAlex or
 Crossref type) and from both as ``hysem`` fills it, with how often the text's design agrees
 with a stated one.
@@ -43,6 +44,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from tabulate import tabulate
 
 from hysem_assets.extraction.backends import build_backend
@@ -58,6 +60,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from embed_speed import real_works  # noqa: E402
 
 FILLED = ("population", "intervention_or_exposure", "comparator", "outcomes")
+#: PubMed records of clinical searches: what two reviews of drug treatments screened.
+SCREENED = ("Cohen_2006_ADHD.csv", "Cohen_2006_ProtonPumpInhibitors.csv")
+SCREENED_SAMPLE = 400
+
+
+def screened_works(realdata: Path) -> pd.DataFrame:
+    """A fixed sample of the records the clinical reviews screened, as ``cluster_id`` ("screened:<PMID>"),
+    ``title`` and ``abstract``."""
+    records = pd.concat(pd.read_csv(realdata / "screening_asreview" / name) for name in SCREENED)
+    records = records[records["abstract"].fillna("").str.len() >= 200].sample(SCREENED_SAMPLE, random_state=7)
+    cluster_ids = "screened:" + records["pubmedID"].astype(str)
+    return pd.DataFrame({"cluster_id": cluster_ids, "title": records["title"], "abstract": records["abstract"]})
 
 
 def without_tagger(protocol: Protocol) -> Protocol:
@@ -167,18 +181,19 @@ def main() -> None:
     print("filled on the held-out trial abstracts: " + ", ".join(f"{f} {share:.0%}" for f, share in held_out.items()))
     works = real_works(REALDATA)[0]
     works = works[works["abstract"].fillna("").str.len() >= 200]
-    sources = works["cluster_id"].str.partition(":")[0]
-    real = [Document(row.cluster_id, f"{row.title}\n\n{row.abstract}") for row in works.itertuples()]
+    filled = pd.concat([works[["cluster_id", "title", "abstract"]], screened_works(REALDATA)])
+    sources = filled["cluster_id"].str.partition(":")[0]
+    real = [Document(row.cluster_id, f"{row.title}\n\n{row.abstract}") for row in filled.itertuples()]
     rows = []
     for name, protocol, settings in (("rules", without_tagger(generic), PREVIOUS), ("tagger", generic, None)):
         found, _ = run(protocol, real, settings)
         for source in sorted(set(sources)):
             chosen = [v for v, s in zip(found, sources, strict=True) if s == source]
             rows.append([name, source, len(chosen)] + [sum(bool(v[f]) for v in chosen) / len(chosen) for f in FILLED])
-    print("\nfilled on real abstracts of other subjects")
+    print("\nfilled on real abstracts (screened: records of two clinical reviews' searches)")
     print(tabulate(rows, headers=["extractor", "source", "abstracts", *FILLED], floatfmt=".2f"))
     print("\nstudy_design on the same abstracts")
-    print(tabulate(design_rows(generic, works, found), headers=DESIGN_HEADERS, floatfmt=".2f"))
+    print(tabulate(design_rows(generic, works, found[: len(works)]), headers=DESIGN_HEADERS, floatfmt=".2f"))
 
 
 DESIGN_HEADERS = ["source", "abstracts", "from text", "stated by type", "filled", "text agrees with type"]
