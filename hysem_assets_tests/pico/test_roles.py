@@ -89,11 +89,15 @@ def test_a_span_is_a_control_arm_with_the_word_after_it() -> None:
     assert comparator_spans(text, spans) == {0}
 
 
-def test_the_main_population_does_not_open_or_end_on_a_function_word() -> None:
-    text = "Among 40 university students and (in part) their parents in Oslo, most slept well."
-    spans = tagged(text, {"participants": ["Among 40 university students and (in part) their parents in", "Oslo"]})
-    values = role_values(text, spans)["participants"]
-    assert values == ["40 university students and (in part) their parents", "Oslo"]
+def test_no_value_opens_or_ends_on_a_function_word() -> None:
+    text = "Among 40 university students and (in part) their parents in Oslo, the risk of death fell."
+    marks = {
+        "participants": ["Among 40 university students and (in part) their parents in", "parents in Oslo"],
+        "outcomes": ["the risk of", "of death"],
+    }
+    values = role_values(text, tagged(text, marks))
+    assert values["participants"] == ["40 university students and (in part) their parents", "parents in Oslo"]
+    assert values["outcomes"] == ["risk", "death"]
     assert role_values("of", tagged("of", {"participants": ["of"]}))["participants"] == []  # nothing else: no value
 
 

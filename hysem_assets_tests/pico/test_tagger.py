@@ -50,11 +50,11 @@ def test_each_class_is_cut_at_the_threshold_and_peak_the_card_chose() -> None:
     assert tagger.thresholds.tolist() == pytest.approx([card["thresholds"][label] for label in CLASSES])
     assert tagger.peaks.tolist() == pytest.approx([card["peaks"][label] for label in CLASSES])
     # a peak drops whole runs whose surest word is below it, and nothing else
-    loose = {**card, "thresholds": dict.fromkeys(CLASSES, 0.2)}
-    runs = Tagger(card={**loose, "peaks": {}}).tag([ABSTRACT])[0]
+    low = {**card, "thresholds": dict.fromkeys(CLASSES, 0.2)}
+    runs = Tagger(card={**low, "peaks": {}}).tag([ABSTRACT])[0]
     peaks = dict(zip(CLASSES, tagger.peaks.tolist(), strict=True))
     kept = [run for run in runs if run.peak >= peaks[run.label]]
-    assert Tagger(card=loose).tag([ABSTRACT])[0] == kept and len(kept) < len(runs)
+    assert Tagger(card=low).tag([ABSTRACT])[0] == kept and len(kept) < len(runs)
     strict, loose = Tagger(threshold=0.9).tag([ABSTRACT])[0], Tagger(threshold=0.2).tag([ABSTRACT])[0]
     assert all(span.score >= 0.9 for span in strict)
     # a lower threshold only widens or adds spans: every strict span lies inside a loose one of its class
