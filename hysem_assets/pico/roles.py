@@ -162,6 +162,8 @@ def split(span: Span, separators: re.Pattern) -> list[Span]:
 #: A class is in a text only where one of its words is at least this sure. The tagger's thresholds, chosen on
 #: trial abstracts where every class is present, are lower for some classes and find more of them there; in a text
 #: with no word that sure of a class (an editorial, a physics paper), what they find is noise ("EPR", "quality").
+#: A class whose peak (the card's ``peaks``) is at least this already has no span without such a word; the rule
+#: acts on the others (outcomes, peak 0.4).
 PRESENT = 0.5
 
 
