@@ -81,18 +81,34 @@ MAIN_WORDS = 15
 LIMIT = 50
 
 
+_OPENING_OF = {")": "(", "]": "["}
+
+
+def _unbracketed(value: str) -> str:
+    """``value`` cut at its first unmatched bracket, so a span cut inside a bracket keeps what lies
+    outside it ("salmochelin), aerobactin" -> ", aerobactin", "thresholds (BLRTs" -> "thresholds ") and
+    the value is still a piece of its text; a bracket at an edge of the span is dropped alone."""
+    opened: list[tuple[str, int]] = []
+    for index, char in enumerate(value):
+        if char in "([":
+            opened.append((char, index))
+        elif char in ")]":
+            if opened and opened[-1][0] == _OPENING_OF[char]:
+                opened.pop()
+            else:
+                return value[:index] if index == len(value) - 1 else value[index + 1 :]
+    if opened:
+        index = opened[0][1]
+        return value[1:] if index == 0 else value[:index]
+    return value
+
+
 def cleaned(text: str) -> str:
-    """A span as a value: whitespace collapsed, edge punctuation and a leading article off, brackets balanced."""
+    """A span as a value: whitespace collapsed, edge punctuation and a leading article off, no unmatched bracket."""
     value = " ".join(text.split())
     while True:
         before = value
-        value = _ARTICLE.sub("", _LEADING.sub("", _TRAILING.sub("", value)))
-        for opening, closing in ("()", "[]"):
-            if value.count(opening) != value.count(closing):
-                if value.startswith(opening) or value.endswith(closing):
-                    value = value[1:] if value.startswith(opening) else value[:-1]
-                else:
-                    value = " ".join(value.replace(opening, " ").replace(closing, " ").split())
+        value = _unbracketed(_ARTICLE.sub("", _LEADING.sub("", _TRAILING.sub("", value))))
         if value == before:
             break
     words = re.findall(r"[^\W\d_]+", value.lower())
@@ -142,6 +158,21 @@ def _widened(text: str, span: Span) -> Span:
     return span
 
 
+#: An adjective made of an arm ("placebo-controlled", "haloperidol-treated"): the arm before it is the comparator.
+_ARM_ADJECTIVE = re.compile(r"^(?P<arm>.*\w)[- ](?:controlled|treated)$", re.IGNORECASE)
+
+
+def arm_named(value: str) -> str:
+    """The arm an adjective is made of ("placebo-controlled" -> "placebo"); any other value as it is."""
+    match = _ARM_ADJECTIVE.match(value)
+    return match.group("arm") if match else value
+
+
+def _arm(span: Span) -> Span:
+    arm = arm_named(span.text)
+    return replace(span, end=span.start + len(arm), text=arm)
+
+
 def control_mentions(text: str) -> list[str]:
     """Control conditions the text names anywhere ("placebo", "usual care"), in text order."""
     return [match.group() for match in CONTROL_WORDS.finditer(text)]
@@ -188,12 +219,12 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     grouped: dict[Role, list[Span]] = {
         "participants": _main_first(parts["participants"]),
         "interventions": [span for i, span in enumerate(interventions) if i not in comparators],
-        "comparators": [_widened(text, span) for i, span in enumerate(interventions) if i in comparators],
+        "comparators": [_arm(_widened(text, span)) for i, span in enumerate(interventions) if i in comparators],
         "outcomes": parts["outcomes"],
     }
     values = {role: _distinct(grouped[role]) for role in ROLES}
     if not values["comparators"] and interventions:  # a control arm the tagger left out of its spans
-        values["comparators"] = list(dict.fromkeys(control_mentions(text)))
+        values["comparators"] = list(dict.fromkeys(arm_named(mention) for mention in control_mentions(text)))
     return values
 
 

@@ -119,6 +119,9 @@ def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
         (" the children aged 6-12 years ,", "children aged 6-12 years"),
         ("(n = 45 adults", "n = 45 adults"),
         ("asthma (moderate)", "asthma (moderate)"),
+        ("asthma (moderate", "asthma"),
+        ("sex), smoking status and fasting", "smoking status and fasting"),
+        ("weight [kg]), height", "height"),
         ("., ;", ""),
         ("12", ""),
     ],
@@ -135,3 +138,26 @@ def test_a_class_no_word_is_sure_of_has_no_values() -> None:
     assert values["outcomes"] == [] and values["participants"] == ["subunit"]
     sure_elsewhere = [*unsure, Span("outcomes", 43, 50, "spectra", 0.45, peak=0.7)]
     assert role_values(text, sure_elsewhere)["outcomes"] == ["EPR", "spectra"]
+
+
+def test_a_span_cut_inside_a_bracket_is_still_a_piece_of_its_text() -> None:
+    """A value is scored, searched and cited by finding it in its text: a span the tagger began or ended
+    inside a bracket keeps the side outside the bracket instead of losing the bracket to a space."""
+    text = (
+        "Strains made glucosylated enterobactin (also termed salmochelin), aerobactin and yersiniabactin. "
+        "Blood lactate-related thresholds (BLRTs) were measured in 2 (of 3) cohorts."
+    )
+    marks = {
+        "interventions": ["salmochelin), aerobactin", "Blood lactate-related thresholds (BLRTs"],
+        "outcomes": ["2 (of 3) cohorts"],
+    }
+    values = role_values(text, tagged(text, marks))
+    assert values["interventions"] == ["aerobactin", "Blood lactate-related thresholds"]
+    assert all(value in text for role in values.values() for value in role)
+
+
+def test_a_comparator_named_by_an_adjective_is_its_arm() -> None:
+    text = "A placebo-controlled trial of sertraline. Sertraline and vehicle-treated rats were compared."
+    spans = tagged(text, {"interventions": ["placebo-controlled", "sertraline", "Sertraline"]})
+    assert role_values(text, spans)["comparators"] == ["placebo"]
+    assert role_values(text, tagged(text, {"interventions": ["Sertraline"]}))["comparators"] == ["placebo", "vehicle"]
