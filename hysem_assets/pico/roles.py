@@ -63,10 +63,12 @@ CONTROL_WORDS = re.compile(
 )
 #: What stands between the two arms of a comparison ("A versus B", "A compared with those who received B").
 _VERSUS = re.compile(
-    r"(?:\b(?:versus|vs\.?|compared (?:with|to)|in comparison (?:with|to)|relative to|against|than)\b"
-    r"(?:\s+[^\s.;]+){0,8}?|\bor|\bwith or without)\s*(?:the\s+|a\s+|an\s+)?$",
+    r"(?:(?:\b(?:versus|compared (?:with|to)|in comparison (?:with|to)|relative to|against|than)\b|\bvs\b\.?)"
+    r"(?:\s+(?:[^\s.;]|\.(?=\S))+){0,8}?|\bor|\bwith or without)\s*(?:the\s+|a\s+|an\s+)?$",
     re.IGNORECASE,
 )
+#: Between two arms listed side by side ("A and B", "A, B"): not yet a comparison.
+_LISTED = re.compile(r"\s*(?:,|,?\s*and|&)\s*", re.IGNORECASE)
 _BETWEEN_ARMS = re.compile(r"\s+(?:versus|vs\.?|compared (?:with|to)|or)\s+", re.IGNORECASE)
 _SEMICOLON = re.compile(r"\s*;\s*")
 #: The word after a span, across anything but a sentence or clause end.
@@ -120,23 +122,26 @@ def comparator_spans(text: str, interventions: Sequence[Span]) -> set[int]:
 
     A span naming a control condition is one. Otherwise a spelling is a comparator when it
     first appears as the second arm of a comparison, so an intervention named first in the
-    title stays one wherever it is later compared.
+    title stays one wherever it is later compared. A spelling first listed beside another arm
+    ("a study of clozapine and risperidone") is not compared there: where it is next named decides.
     """
     sentences = sentence_spans(text)
-    found: set[int] = set()
     role_of: dict[str, bool] = {}  # spelling -> comparator, decided where it first appears
     for index, span in enumerate(interventions):
-        if names_control(text, span):
-            found.add(index)
-            continue
         key = span.text.casefold()
-        if key not in role_of:
-            start = next((start for start, end in sentences if start <= span.start < end), 0)
-            earlier = [other for other in interventions[:index] if start <= other.start and other.end <= span.start]
-            role_of[key] = bool(earlier) and bool(_VERSUS.search(text[earlier[-1].end : span.start]))
-        if role_of[key]:
-            found.add(index)
-    return found
+        if key in role_of or names_control(text, span):
+            continue
+        start = next((start for start, end in sentences if start <= span.start < end), 0)
+        earlier = [other for other in interventions[:index] if start <= other.start and other.end <= span.start]
+        between = text[earlier[-1].end : span.start] if earlier else None
+        if between is not None and _LISTED.fullmatch(between):
+            continue
+        role_of[key] = between is not None and bool(_VERSUS.search(between))
+    return {
+        index
+        for index, span in enumerate(interventions)
+        if names_control(text, span) or role_of.get(span.text.casefold(), False)
+    }
 
 
 def names_control(text: str, span: Span) -> bool:

@@ -161,3 +161,28 @@ def test_a_comparator_named_by_an_adjective_is_its_arm() -> None:
     spans = tagged(text, {"interventions": ["placebo-controlled", "sertraline", "Sertraline"]})
     assert role_values(text, spans)["comparators"] == ["placebo"]
     assert role_values(text, tagged(text, {"interventions": ["Sertraline"]}))["comparators"] == ["placebo", "vehicle"]
+
+
+@pytest.mark.parametrize(
+    ("text", "arms", "comparators"),
+    [
+        ("Drug A gave better control vs. drug B in adults.", ["Drug A", "drug B"], {1}),
+        ("Eye drops of 0.25% apraclonidine vs 0.5% timolol.", ["apraclonidine", "timolol"], {1}),
+        (
+            "A study of clozapine and risperidone. Scores fell more with clozapine than in the risperidone group.",
+            ["clozapine", "risperidone", "clozapine", "risperidone"],
+            {1, 3},
+        ),
+        ("Effects of yoga and diet. Yoga and diet both lowered weight.", ["yoga", "diet", "Yoga", "diet"], set()),
+    ],
+)
+def test_the_second_arm_is_found_past_abbreviations_decimals_and_listed_arms(
+    text: str, arms: list[str], comparators: set[int]
+) -> None:
+    """An arm first listed beside another ("A and B") is decided where it is next named."""
+    positions, spans = 0, []
+    for arm in arms:
+        start = text.index(arm, positions)
+        spans.append(Span("interventions", start, start + len(arm), arm, 0.9))
+        positions = start + len(arm)
+    assert comparator_spans(text, spans) == comparators
