@@ -126,10 +126,11 @@ def comparator_spans(text: str, interventions: Sequence[Span]) -> set[int]:
     ("a study of clozapine and risperidone") is not compared there: where it is next named decides.
     """
     sentences = sentence_spans(text)
+    controls = {index for index, span in enumerate(interventions) if names_control(text, span)}
     role_of: dict[str, bool] = {}  # spelling -> comparator, decided where it first appears
     for index, span in enumerate(interventions):
         key = span.text.casefold()
-        if key in role_of or names_control(text, span):
+        if key in role_of or index in controls:
             continue
         start = next((start for start, end in sentences if start <= span.start < end), 0)
         earlier = [other for other in interventions[:index] if start <= other.start and other.end <= span.start]
@@ -137,11 +138,7 @@ def comparator_spans(text: str, interventions: Sequence[Span]) -> set[int]:
         if between is not None and _LISTED.fullmatch(between):
             continue
         role_of[key] = between is not None and bool(_VERSUS.search(between))
-    return {
-        index
-        for index, span in enumerate(interventions)
-        if names_control(text, span) or role_of.get(span.text.casefold(), False)
-    }
+    return controls | {index for index, span in enumerate(interventions) if role_of.get(span.text.casefold(), False)}
 
 
 def names_control(text: str, span: Span) -> bool:
@@ -167,14 +164,14 @@ def _widened(text: str, span: Span) -> Span:
 _ARM_ADJECTIVE = re.compile(r"^(?P<arm>.*\w)[- ](?:controlled|treated)$", re.IGNORECASE)
 
 
-def arm_named(value: str) -> str:
+def _arm_named(value: str) -> str:
     """The arm an adjective is made of ("placebo-controlled" -> "placebo"); any other value as it is."""
     match = _ARM_ADJECTIVE.match(value)
     return match.group("arm") if match else value
 
 
 def _arm(span: Span) -> Span:
-    arm = arm_named(span.text)
+    arm = _arm_named(span.text)
     return replace(span, end=span.start + len(arm), text=arm)
 
 
@@ -229,7 +226,7 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     }
     values = {role: _distinct(grouped[role]) for role in ROLES}
     if not values["comparators"] and interventions:  # a control arm the tagger left out of its spans
-        values["comparators"] = list(dict.fromkeys(arm_named(mention) for mention in control_mentions(text)))
+        values["comparators"] = list(dict.fromkeys(_arm_named(mention) for mention in control_mentions(text)))
     return values
 
 
