@@ -511,7 +511,8 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
     read as ``extracted_fields`` reads a work, by the profile's backend; the output has one
     JSON object per record: ``id``, each field's value, ``evidence`` (per field: each value's
     sentence and character offsets in the text read), ``status`` and ``error``. A line that
-    cannot be read is reported with its number and skipped.
+    cannot be read is reported with its number and skipped; the others are still written, and
+    the exit status is 1 so a pipeline notices the records left out.
     """
     import logging
 
@@ -528,7 +529,7 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     for problem in problems:
-        click.echo(f"warning: {input_path}, {problem}; skipped", err=True)
+        click.echo(f"warning: {input_path}, {problem}; skipped (fix the line and run again)", err=True)
     settings = load_profile().assets.extracted_fields
     backend = build_backend(settings.llm, cache_dir=hysem_home() / "llm_cache" / "extracted_fields", protocol=protocol)
     corpus = records.rename(columns={"id": "cluster_id"})
@@ -552,11 +553,12 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
             result |= {"evidence": json.loads(row["evidence"]), "status": row["status"], "error": row["error"]}
             handle.write(json.dumps(result, ensure_ascii=False) + "\n")
     statuses = pd.Series([row["status"] for row in rows], dtype="object").value_counts().to_dict()
+    skipped = f"{len(problems):,} line{'' if len(problems) == 1 else 's'} of {input_path} skipped"
     click.echo(
-        f"{len(rows):,} records extracted with {protocol.name} ({statuses}); {len(problems)} lines skipped; "
-        f"wrote {output}",
-        err=True,
+        f"{len(rows):,} records extracted with {protocol.name} ({statuses}); {skipped}; wrote {output}", err=True
     )
+    if problems:
+        raise click.ClickException(f"{skipped} (see the warnings above); the other records are in {output}")
 
 
 @main.group()

@@ -24,11 +24,11 @@ SPANISH = (
 )
 
 
-def run(tmp_path: Path, lines: list[str], suffix: str = ".jsonl") -> tuple[list[dict], str]:
+def run(tmp_path: Path, lines: list[str], suffix: str = ".jsonl", exit_code: int = 0) -> tuple[list[dict], str]:
     source, output = tmp_path / f"records{suffix}", tmp_path / "out.jsonl"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["extract", "--protocol", "generic", str(source), "-o", str(output)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     return [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()], result.stderr
 
 
@@ -46,8 +46,9 @@ def test_fields_with_evidence_inside_each_record_and_bad_lines_reported(tmp_path
             {"id": "controls", "title": "Aspirin\x07 trial", "abstract": "Adults\x00 with migraine got aspirin."}
         ),
     ]
-    rows, stderr = run(tmp_path, records)
+    rows, stderr = run(tmp_path, records, exit_code=1)  # the readable records are written; the exit tells
     assert "line 2: not JSON" in stderr and "line 5: no `id`" in stderr
+    assert stderr.strip().splitlines()[-1].startswith("Error: 2 lines of ")
     by_id = {row["id"]: row for row in rows}
     assert list(by_id) == ["trial-1", "es", "empty", "long", "controls"]
 
