@@ -15,9 +15,10 @@ to float32 rounding; :func:`query_encoder` picks it where it applies.
 Indexing on the CPU is faster through ONNX Runtime (:mod:`hysem_assets.embedding.onnx_encoder`):
 ``backend="onnx"`` gives torch's vectors at about 1.5x the chunks per second of
 sentence-transformers on two cores, ``backend="onnx-int8"`` int8 weights at over 2x, with a
-cosine of about 0.99 to torch's vectors and nDCG@10 up to 0.009 lower (README, "Embedding
-speed"), so the profile's default is ``onnx``. Both sort texts by token count and pad each
-batch to its longest, as sentence-transformers does. With a
+cosine of about 0.99 to torch's vectors and nDCG@10 at most 0.0043 lower with questions in
+float32 (docs, "Embedding speed and the vector cache"), so int8 is the default for chunks
+and questions stay float32 (:func:`query_encoder`). Both sort texts by token count and pad
+each batch to its longest, as sentence-transformers does. With a
 :class:`~hysem_assets.embedding.vector_cache.VectorCache`, a text this model and backend embedded
 before, in any run or partition, is read back instead of computed.
 """
