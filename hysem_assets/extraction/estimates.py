@@ -6,15 +6,18 @@ Abstracts write the same estimate many ways ("HR 0.83, 95% CI 0.76–0.91", "OR 
 "odds ratio, 2.1; 95 percent confidence interval, 0.23% to 0.96%", and each of them tokenised as
 "odds ratio [ OR ] = 1.98 ; 95 % CI , 1.16 to 3.38"); one pattern per part (measure, value,
 interval) covers their combinations. The measure names are the
-statistical vocabulary of effect estimates, not of any review subject.
+statistical vocabulary of effect estimates, not of any review subject; a bare "difference" or
+"ratio" counts only with a labelled interval ("difference, 9.8%; 95% CI, -0.7% to +20.4%").
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 from hysem_assets.core.matcher import fold, strip_markup
+from hysem_assets.core.text import sentence_spans
 
 #: Canonical measure -> (long forms, abbreviations); abbreviations match only in capitals.
 MEASURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -27,8 +30,13 @@ MEASURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "standardised mean difference": (("standardi[sz]ed mean differences?",), ("SMDs?",)),
     "mean difference": (("weighted mean differences?", "mean differences?"), ("WMDs?", "MDs?")),
     "regression coefficient": (("beta coefficients?", "regression coefficients?"), ("β",)),
+    "ratio": (("ratios?",), ()),
+    "difference": (("differences?",), ()),
 }
-_NUMBER = r"[-−–]?\s?(?:\d+(?:[.·]\d+)?|[.·]\d+)"
+#: Names too general to make an estimate alone ("the ratio was 2:1", "a difference of 3 patients"): they count
+#: only with a labelled interval that holds the value ("difference, 9.8%; 95% CI, -0.7% to 20.4%").
+GENERIC = frozenset({"ratio", "difference"})
+_NUMBER = r"[-−–+]?\s?(?:\d+(?:[.·]\d+)?|[.·]\d+)"
 
 
 def _measure_pattern() -> re.Pattern[str]:
@@ -57,7 +65,7 @@ _CI_LABEL = (
     r"(?:\s*[\[(](?:CI|CrI)[\])])?|CI)"
 )
 _INTERVAL = re.compile(
-    rf"\s*[;,(\[]?\s*(?:{_CI_LABEL}\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*%?\s*(?:,?\s*to|–|—|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})(?:\s*%)?",
+    rf"\s*[;:,(\[]?\s*(?:(?P<label>{_CI_LABEL})\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*%?\s*(?:,?\s*to|–|—|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})(?:\s*%)?",
     re.IGNORECASE,
 )
 #: A p-value right after an estimate or its interval: "; P = .01", "), p<0.001", "; two-sided P value 0.03".
@@ -70,7 +78,7 @@ _CLAUSE_START = re.compile(r"[;:.]\s|,\s(?:and|but|while|whereas)\s|\(|\[")
 
 
 def _number(text: str) -> float:
-    return float(text.replace(" ", "").replace("−", "-").replace("–", "-").replace("·", "."))
+    return float(text.replace(" ", "").replace("−", "-").replace("–", "-").replace("·", ".").lstrip("+"))
 
 
 def _p_text(match: re.Match[str]) -> str:
@@ -88,7 +96,7 @@ def _context(sentence: str, start: int, previous_end: int) -> str | None:
     for boundary in _CLAUSE_START.finditer(before):
         if len(before) - boundary.end() > 25:
             cut = boundary.end()
-    context = " ".join(before[cut:].split()).strip(" ,;:([")
+    context = " ".join(before[cut:].split()).lstrip(")]").strip(" ,;:([")
     return context[-200:] or None
 
 
@@ -102,6 +110,7 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
     """
     plain = fold(strip_markup(text)) if len(fold(strip_markup(text))) == len(text) else text
     found: list[dict[str, Any]] = []
+    starts = [0, *(start for start, _ in sentence_spans(plain))]
     previous_end = 0
     for measure in _MEASURE.finditer(plain):
         if measure.start() < previous_end:
@@ -120,11 +129,17 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
                 end = interval.end()
             else:
                 low = high = None
+        if name in GENERIC and not (low is not None and interval and interval.group("label")):
+            continue
         p_value = _P_VALUE.match(plain, end)
         if p_value:
             end = p_value.end()
-        adjusted = measure.group(0)[:1] in "aA" and name != "regression coefficient"
-        sentence_start = max(plain.rfind(". ", 0, measure.start()) + 2, previous_end, 0)
+        written = measure.group(0)
+        # "adjusted odds ratio" or "aOR", not "absolute risk difference"
+        adjusted = name != "regression coefficient" and (
+            written[:9].lower() == "adjusted " or (written[:1] == "a" and written[1:2].isupper())
+        )
+        sentence_start = max(starts[bisect_right(starts, measure.start()) - 1], previous_end)
         found.append(
             {
                 "measure": f"adjusted {name}" if adjusted and not name.startswith("adjusted") else name,

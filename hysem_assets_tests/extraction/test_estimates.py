@@ -32,6 +32,16 @@ from hysem_assets.extraction.estimates import effect_estimates
             ("odds ratio", 17.2, 2.1, 142.3),
         ),
         ("Bone density rose (βoverall = .04; P = .002).", ("regression coefficient", 0.04, None, None)),
+        ("A longer history (OR 0.92: 95% CI: 0.88-0.97) predicted failure.", ("odds ratio", 0.92, 0.88, 0.97)),
+        # a bare "difference" or "ratio" with a labelled interval; signed bounds
+        (
+            "Cure was likelier with A (94% vs. 84%; difference, 9.8%; 95% confidence interval, - 0.7% to + 20.4%).",
+            ("difference", 9.8, -0.7, 20.4),
+        ),
+        ("Exposure of the moiety (ratio = 110.2%; 90% CI = 103.7-117.2)", ("ratio", 110.2, 103.7, 117.2)),
+        ("Deaths fell (absolute risk difference 4.3%, 95% CI 1.0 to 7.6)", ("risk difference", 4.3, 1.0, 7.6)),
+        ("Deaths fell (ARD 2%, 95% CI 1-3)", ("risk difference", 2.0, 1.0, 3.0)),
+        ("Deaths fell (aOR 1.5, 95% CI 1.1-2.0)", ("adjusted odds ratio", 1.5, 1.1, 2.0)),
     ],
 )
 def test_notations(sentence: str, expected: tuple) -> None:
@@ -71,6 +81,18 @@ def test_a_p_value_right_after_an_estimate_is_its_own(sentence: str, p_value: st
 def test_words_that_only_look_like_measures_are_not_estimates() -> None:
     assert effect_estimates("HRQoL = 0.8 improved, and ORs and 95% CIs were calculated by logistic regression.") == []
     assert effect_estimates("The OR was used for 12 patients undergoing surgery.") == []
+    # a bare "ratio" or "difference" without a labelled interval holding its value
+    assert effect_estimates("The sex ratio was 2:1 and the difference was 3 patients (p = 0.2).") == []
+    assert effect_estimates("The difference was 3 points (2 to 4 weeks after surgery).") == []
+    assert effect_estimates("The ratio was 3.1 (95% CI 0.5 to 2.9).") == []
+
+
+def test_the_context_is_the_estimate_s_own_words_from_the_first_letter() -> None:
+    text = "Pain (OR: 0.43; 95% CI: 0.28-0.66) and early satiety (OR: 2.5; 95% CI: 1.6-4.1) predicted it."
+    assert [found["context"] for found in effect_estimates(text)] == ["Pain", "and early satiety"]
+    title = "Ginger for nausea\n\nNausea fell vs. placebo (mean difference -1.2, 95% CI -2.0 to -0.4)."
+    (found,) = effect_estimates(title)
+    assert found["context"] == "Nausea fell vs. placebo"  # "vs." ends no sentence
 
 
 def test_an_interval_that_does_not_hold_its_value_is_left_out() -> None:
