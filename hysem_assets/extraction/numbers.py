@@ -171,9 +171,21 @@ def sample_size(text: str) -> int | None:
 
 _TIME_UNITS = {"year": 1.0, "month": 1 / 12, "week": 7 / 365.25, "day": 1 / 365.25}
 _UNIT_WORD = r"(?P<unit>years?|months?|weeks?|days?|yrs?|mo)\b"
-_QUALIFIER = r"(?:(?:a|the)\s+)?(?:(?:median|mean|average|maximum|total)\s+(?:\w+\s+)?(?:of\s+)?)?(?:(?:more than|over|about|approximately|around|up to|nearly|almost|at least|~)\s+)?"
-_DISPERSION = r"(?:\s*[\[(](?:SD|IQR|s\.d\.|range|interquartile range|±)?[^()\[\]]{0,40}[\])])?"
-_DURATION = rf"{_QUALIFIER}(?P<amount>\d+(?:\.\d+)?|{_WORDS}){_DISPERSION}\s*[- ]?{_UNIT_WORD}"
+#: "a median of", "(median, 10.9 years)", "about": what may stand before the amount.
+_QUALIFIER = (
+    r"(?:[(\[]\s*)?(?:(?:a|the)\s+)?(?:(?:median|mean|average|maximum|total)\s*,?\s+(?:\w+\s+)?(?:of\s+)?)?"
+    r"(?:(?:more than|over|about|approximately|around|up to|nearly|almost|at least|~)\s+)?"
+)
+#: A spread after the amount: bracketed ("(SD 1.2)", "[range 2-9]") or a plus-minus ("24.3 +/- 1.1").
+_DISPERSION = (
+    r"(?:\s*[\[(](?:SD|IQR|s\.d\.|range|interquartile range|±)?[^()\[\]]{0,40}[\])]"
+    r"|\s*(?:±|\+/-|\+-)\s*\d+(?:\.\d+)?)?"
+)
+#: Not the spread of another number ("67.1 +/- 10.6 years").
+_NOT_A_SPREAD = r"(?<!±)(?<!± )(?<!\+/-)(?<!\+/- )(?<![\d.])"
+_DURATION = rf"{_QUALIFIER}{_NOT_A_SPREAD}(?P<amount>\d+(?:\.\d+)?|{_WORDS}){_DISPERSION}\s*[- ]?{_UNIT_WORD}"
+#: An age, not a follow-up: "aged 67 years", "a mean age of 67.1 +/- 10.6 years".
+_AGE_BEFORE = re.compile(r"\bage[ds]?\b[^.;\d]{0,20}$", re.IGNORECASE)
 _FOLLOW_UP_PATTERNS = [
     re.compile(rf"follow(?:ed)?[- ]?up\s*(?:period|time|duration)?\s*(?:was|of|:|,|lasted|=)?\s*{_DURATION}", re.I),
     re.compile(rf"followed(?:\s+up)?\s+(?:for|during|over)\s+{_DURATION}", re.I),
@@ -224,6 +236,10 @@ def duration(text: str, unit: str | None = "years") -> float | None:
             if rank == _LAST_ASSESSMENT and _DOSING.search(plain[start:end]):
                 continue
             groups = match.groupdict()
+            if groups["amount"] and _AGE_BEFORE.search(
+                plain[max(0, match.start("amount") - 30) : match.start("amount")]
+            ):
+                continue
             amount = parse_amount(groups["amount"] or groups.get("amount_after") or "")
             if amount is None:
                 continue

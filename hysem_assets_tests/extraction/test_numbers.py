@@ -54,6 +54,9 @@ def test_number_words_and_amounts() -> None:
         ("mean follow-up 4.3 (SD 1.2) years after transplantation", 4.3),
         ("no recurrence at more than 2 years of follow-up", 2.0),
         ("Children were followed up for a median of 30 weeks.", 30 * 7 / 365.25),
+        ("Mean follow-up was 14.6 +/- 10.38 months.", 14.6 / 12),  # the mean, not its spread
+        ("Follow-up (median, 10.9 years) included interviews.", 10.9),
+        ("17 died during follow-up (mean 42 months, range 5-140 months).", 3.5),
         # how long the study ran, when no follow-up is stated
         ("In this 12-week, double-blind, randomised trial, 80 adults took part.", 12 * 7 / 365.25),
         ("Snacks in obesity treatment: a 1-year randomized clinical trial.", 1.0),
@@ -76,6 +79,8 @@ def test_follow_up_in_years(text: str, years: float) -> None:
         "After a 1-week baseline period, patients received melatonin.",  # not the study's length
         "Patients were discharged after 2 days.",  # no outcome measured then
         "The 5-year survival was 40%.",
+        "326 patients with a mean age 67.1 +/- 10.6 years participated in the study.",  # an age and its spread
+        "171 outpatients with a mean age of 42.5 years were enrolled in this trial.",
     ],
 )
 def test_time_points_that_are_no_follow_up(text: str) -> None:
