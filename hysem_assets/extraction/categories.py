@@ -5,7 +5,8 @@ Each allowed value's description in the protocol holds comma-separated cue phras
 A value is chosen by the cues the text uses, weighted by where they stand: the title, a
 "design" heading or a sentence about this work count more; a cue governed by another
 ("meta-analysis of randomised trials", "a cohort study nested in a trial", "cross-sectional
-analysis of a cohort") or in the plural (studies the work reviews) counts less. A value
+analysis of a cohort") or in the plural (studies the work reviews; once per sentence) counts less.
+A list of adjectives reads as one phrase ("a prospective, randomized, double-blind study"). A value
 with cues always wins over one without; between cued values, the similarity of the
 sentences holding the cues to each value's name and description adds to the count. Without
 any cue, the value whose name and description are most similar to a sentence wins,
@@ -34,6 +35,16 @@ _ABOUT_THIS_WORK = re.compile(r"\b(?:we|our|this|the present|the current|here(?:
 _DESIGN_HEADING = re.compile(r"\bdesign\b", re.IGNORECASE)
 _OTHER_WORK = re.compile(r"\b(?:previous|prior|earlier|other|few|existing|published)\b", re.IGNORECASE)
 _SPELLINGS = ((r"is(e|ed|es|ing|ation|ations)\b", r"iz\1"), (r"iz(e|ed|es|ing|ation|ations)\b", r"is\1"))
+#: A comma between two words: a list of a design's adjectives ("a prospective, randomized, double-blind study")
+#: reads as the phrase it qualifies.
+_LIST_COMMA = re.compile(r"(?<=\w),(?=\s+\w)")
+#: The first word naming a study from a cue on, across its adjectives only ("randomized, double-blind clinical
+#: studies"): plural, they are the studies a work reviews.
+_STUDY_NOUN = re.compile(
+    r"(?:(?!(?:to|in|into|of|with|for|from|on|at|by|as|were|was|is|are|that|which)\b)[\w/-]+[\s,]+){0,8}?"
+    r"(?:(?P<plural>studies|trials)|study|trial)\b",
+    re.IGNORECASE,
+)
 #: A value chosen by similarity alone must be at least this similar to a sentence, and ahead of the next by this.
 MIN_SIMILARITY = 0.45
 MIN_MARGIN = 0.03
@@ -87,7 +98,7 @@ def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
     found: list[CueMatch] = []
     for index, sentence in enumerate(reading.sentences):
         plain = matchable(sentence)
-        matches = list(matcher.matches(plain))
+        matches = list(matcher.matches(_LIST_COMMA.sub(" ", plain)))  # same length: offsets hold
         weight = 1.0
         if index == reading.title_index:
             weight *= 2.0
@@ -97,17 +108,30 @@ def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
             weight *= 1.5
         if _OTHER_WORK.search(plain):
             weight *= 0.5
+        reviewed: set[str] = set()  # values this sentence already named in the plural
         for position, (value, start, end) in enumerate(matches):
             own = weight
-            if plain[end - 1 : end].lower() == "s" and plain[start:end].lower() not in {
-                cue.lower() for cue in (value, *cue_phrases(values[value]))
-            }:
+            if _plural(plain, start, end, literal={cue.lower() for cue in (value, *cue_phrases(values[value]))}):
+                if value in reviewed:  # "randomized, controlled trials (RCTs)": one mention of the studies
+                    continue
+                reviewed.add(value)
                 own *= 0.4  # a plural: the studies a work reviews or includes, not its own design
             for earlier in matches[:position]:
                 if earlier[0] != value and _GOVERNS.match(plain[earlier[2] : start]):
                     own *= 0.2
             found.append(CueMatch(value, index, start, end, own))
     return found
+
+
+def _plural(plain: str, start: int, end: int, literal: set[str]) -> bool:
+    """Whether the cue at ``start``-``end`` names studies in the plural ("RCTs", "randomized, double-blind
+    studies"); a cue the protocol writes in the plural ("studies included") is meant so."""
+    if plain[start:end].lower() in literal:
+        return False
+    if plain[end - 1 : end].lower() == "s":
+        return True
+    noun = _STUDY_NOUN.match(plain, start)
+    return bool(noun and noun.group("plural"))
 
 
 def value_texts(values: Mapping[str, str]) -> list[str]:

@@ -69,6 +69,23 @@ def test_cue_phrases_come_from_the_description_with_variants() -> None:
             "Giant cell tumour of the sacrum\n\nWe present a case of a 40-year-old man treated with denosumab.",
             "case series or case report",
         ),
+        # a list of the design's adjectives reads as one phrase
+        (
+            "Pantoprazole and quality of life in heartburn: a prospective, randomized, double blind comparative "
+            "study with nizatidine\n\nHealth-related quality of life is impaired in untreated patients.",
+            "randomised controlled trial",
+        ),
+        # ... but the trials a review selects, named twice in one sentence, are still the studies it reviews
+        (
+            "Drugs for urinary incontinence in women\n\nPurpose: To conduct a systematic literature review of drugs "
+            "for urgency incontinence. Study Selection: Randomized, controlled trials (RCTs) reported in English.",
+            "systematic review or meta-analysis",
+        ),
+        (
+            "Acid suppression and ulcers\n\nThis review considers only data from well-controlled, randomized, "
+            "double-blind clinical studies of ulcer prevention.",
+            "narrative review or editorial",
+        ),
     ],
 )
 def test_designs_and_traps(text: str, expected: str, encoder: Encoder) -> None:
