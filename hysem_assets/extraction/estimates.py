@@ -35,7 +35,7 @@ MEASURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 #: Names too general to make an estimate alone ("the ratio was 2:1", "a difference of 3 patients"): they count
 #: only with a labelled interval that holds the value ("difference, 9.8%; 95% CI, -0.7% to 20.4%").
-GENERIC = frozenset({"ratio", "difference"})
+_GENERIC = frozenset({"ratio", "difference"})
 _NUMBER = r"[-−–+]?\s?(?:\d+(?:[.·]\d+)?|[.·]\d+)"
 
 
@@ -129,7 +129,7 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
                 end = interval.end()
             else:
                 low = high = None
-        if name in GENERIC and not (low is not None and interval and interval.group("label")):
+        if name in _GENERIC and not (low is not None and interval and interval.group("label")):
             continue
         p_value = _P_VALUE.match(plain, end)
         if p_value:
