@@ -21,8 +21,9 @@ shipped extractor and that release taking turns, the best of two rounds each.
 Then, on real abstracts in ../shared/realdata of 200 characters or more (PubMed efetch
 XML, OpenAlex and Crossref works of many subjects, read as ``benchmarks/embed_speed.py``
 reads them; and 400 of the PubMed records two clinical reviews screened, drawn with a fixed
-seed: trials, reviews and studies of drug treatments), how often each of the four fields is
-filled, per source, by both extractors; and how often study_design is filled from the text alone,
+seed: trials, reviews and studies of drug treatments), how often each of the four fields,
+effect_estimates and follow_up is filled, per source, by both extractors; and how often
+study_design is filled from the text alone,
 from the types the record's source states (PubMed's publication types, the OpenAlex or
 Crossref type) and from both as ``hysem`` fills it, with how often the text's design agrees
 with a stated one.
@@ -59,7 +60,7 @@ from hysem_assets_tests.paths import REALDATA
 sys.path.insert(0, str(Path(__file__).parent))
 from embed_speed import real_works  # noqa: E402
 
-FILLED = ("population", "intervention_or_exposure", "comparator", "outcomes")
+FILLED = ("population", "intervention_or_exposure", "comparator", "outcomes", "effect_estimates", "follow_up")
 #: PubMed records of clinical searches: what two reviews of drug treatments screened.
 SCREENED = ("Cohen_2006_ADHD.csv", "Cohen_2006_ProtonPumpInhibitors.csv")
 SCREENED_SAMPLE = 400
@@ -86,9 +87,14 @@ def without_tagger(protocol: Protocol) -> Protocol:
     return protocol.model_copy(update={"fields": fields})
 
 
-def values_as_lists(record: dict[str, Any]) -> dict[str, list[str]]:
+def values_as_lists(record: dict[str, Any]) -> dict[str, list[Any]]:
+    """Each field's values as a list (phrases, or the records of effect_estimates), empty when not filled."""
     return {
-        name: [v for v in value if isinstance(v, str)] if isinstance(value, list) else [value] if value else []
+        name: [v for v in value if v not in (None, "")]
+        if isinstance(value, list)
+        else []
+        if value in (None, "")
+        else [value]
         for name, value in record.items()
     }
 
