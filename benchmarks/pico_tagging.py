@@ -90,11 +90,7 @@ def without_tagger(protocol: Protocol) -> Protocol:
 def values_as_lists(record: dict[str, Any]) -> dict[str, list[Any]]:
     """Each field's values as a list (phrases, or the records of effect_estimates), empty when not filled."""
     return {
-        name: [v for v in value if v not in (None, "")]
-        if isinstance(value, list)
-        else []
-        if value in (None, "")
-        else [value]
+        name: [v for v in (value if isinstance(value, list) else [value]) if v not in (None, "")]
         for name, value in record.items()
     }
 

@@ -95,6 +95,9 @@ class CueMatch:
 def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
     """Every cue of every value in the text, weighted by where it stands."""
     matcher = _matcher(tuple(values.items()))
+    literal = {
+        value: {cue.lower() for cue in (value, *cue_phrases(description))} for value, description in values.items()
+    }
     found: list[CueMatch] = []
     for index, sentence in enumerate(reading.sentences):
         plain = matchable(sentence)
@@ -111,7 +114,7 @@ def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
         reviewed: set[str] = set()  # values this sentence already named in the plural
         for position, (value, start, end) in enumerate(matches):
             own = weight
-            if _plural(plain, start, end, literal={cue.lower() for cue in (value, *cue_phrases(values[value]))}):
+            if _plural(plain, start, end, literal[value]):
                 if value in reviewed:  # "randomized, controlled trials (RCTs)": one mention of the studies
                     continue
                 reviewed.add(value)

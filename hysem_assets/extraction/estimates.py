@@ -108,7 +108,8 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
     for the characters estimates use). An interval must hold its value; otherwise it is
     read as the record's, not the estimate's, and left out.
     """
-    plain = fold(strip_markup(text)) if len(fold(strip_markup(text))) == len(text) else text
+    folded = fold(strip_markup(text))
+    plain = folded if len(folded) == len(text) else text
     found: list[dict[str, Any]] = []
     starts = [0, *(start for start, _ in sentence_spans(plain))]
     previous_end = 0
