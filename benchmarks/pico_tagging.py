@@ -20,8 +20,8 @@ shipped extractor and that release taking turns, the best of two rounds each.
 
 Then, on real abstracts in ../shared/realdata of 200 characters or more (PubMed efetch
 XML, OpenAlex and Crossref works of many subjects, read as ``benchmarks/embed_speed.py``
-reads them; and 400 of the PubMed records two clinical reviews screened, drawn with a fixed
-seed: trials, reviews and studies of drug treatments), how often each of the four fields,
+reads them; 400 of the PubMed records two reviews of drug treatments screened, drawn with a fixed
+seed; and as many records of many designs that a scoping review screened), how often each of the four fields,
 effect_estimates and follow_up is filled, per source, by both extractors; and how often
 study_design is filled from the text alone,
 from the types the record's source states (PubMed's publication types, the OpenAlex or
@@ -61,18 +61,28 @@ sys.path.insert(0, str(Path(__file__).parent))
 from embed_speed import real_works  # noqa: E402
 
 FILLED = ("population", "intervention_or_exposure", "comparator", "outcomes", "effect_estimates", "follow_up")
-#: PubMed records of clinical searches: what two reviews of drug treatments screened.
-SCREENED = ("Cohen_2006_ADHD.csv", "Cohen_2006_ProtonPumpInhibitors.csv")
+#: Records that reviews screened, per source: two reviews of drug treatments (trials, reviews and studies of
+#: drugs) and a scoping review of how health professionals' practice is steered (records of many designs:
+#: trials, before-after and cross-sectional studies, qualitative studies, guidelines, reviews, editorials).
+SCREENED = {
+    "screened": ("Cohen_2006_ADHD.csv", "Cohen_2006_ProtonPumpInhibitors.csv"),
+    "screened-designs": ("Nagtegaal_2019.csv",),
+}
 SCREENED_SAMPLE = 400
 
 
 def screened_works(realdata: Path) -> pd.DataFrame:
-    """A fixed sample of the records the clinical reviews screened, as ``cluster_id`` ("screened:<PMID>"),
-    ``title`` and ``abstract``."""
-    records = pd.concat(pd.read_csv(realdata / "screening_asreview" / name) for name in SCREENED)
-    records = records[records["abstract"].fillna("").str.len() >= 200].sample(SCREENED_SAMPLE, random_state=7)
-    cluster_ids = "screened:" + records["pubmedID"].astype(str)
-    return pd.DataFrame({"cluster_id": cluster_ids, "title": records["title"], "abstract": records["abstract"]})
+    """A fixed sample of each source's screened records, as ``cluster_id`` ("<source>:<record id>"), ``title``
+    and ``abstract``."""
+    samples = []
+    for source, names in SCREENED.items():
+        records = pd.concat(pd.read_csv(realdata / "screening_asreview" / name) for name in names)
+        records = records[records["abstract"].fillna("").str.len() >= 200].sample(SCREENED_SAMPLE, random_state=7)
+        ids = records["pubmedID" if "pubmedID" in records else "record_id"].astype(str)
+        samples.append(
+            pd.DataFrame({"cluster_id": f"{source}:" + ids, "title": records["title"], "abstract": records["abstract"]})
+        )
+    return pd.concat(samples)
 
 
 def without_tagger(protocol: Protocol) -> Protocol:
@@ -192,7 +202,7 @@ def main() -> None:
         for source in sorted(set(sources)):
             chosen = [v for v, s in zip(found, sources, strict=True) if s == source]
             rows.append([name, source, len(chosen)] + [sum(bool(v[f]) for v in chosen) / len(chosen) for f in FILLED])
-    print("\nfilled on real abstracts (screened: records of two clinical reviews' searches)")
+    print("\nfilled on real abstracts (screened: records two drug reviews screened; screened-designs: of many designs)")
     print(tabulate(rows, headers=["extractor", "source", "abstracts", *FILLED], floatfmt=".2f"))
     print("\nstudy_design on the same abstracts")
     print(tabulate(design_rows(generic, works, found[: len(works)]), headers=DESIGN_HEADERS, floatfmt=".2f"))

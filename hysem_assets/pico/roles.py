@@ -48,8 +48,9 @@ _ARM_END = (
 #: "vehicle" count only as arms: qualified (healthy controls, control group, vehicle-treated), after a comparison
 #: word (versus control), or as a group that acts (controls were).
 CONTROL_WORDS = re.compile(
-    r"\b(?:placebos?|sham|usual care|standard care|standard of care|standard treatment|routine care|"
-    r"conventional (?:care|treatment|therapy)|(?:treatment|care) as usual|"
+    r"\b(?:placebos?|sham|usual(?:[- ](?!source\b)\w+)?[- ]care|usual (?:practice|treatment)|standard care|"
+    r"standard of care|standard (?:treatment|practice)|routine care|"
+    r"conventional (?:care|treatment|therapy)|(?:treatment|care) as usual|pre-?intervention (?:periods?|phases?|groups?)|"
     r"no (?:treatment|intervention|therapy|exposure)|untreated|unexposed|non-?exposed|non-?users?|never[- ]users?|"
     r"wait(?:ing)?[- ]?list|attention control|best supportive care|"
     r"(?:healthy|matched|normal|negative|positive|untreated|unaffected)[- ]controls?|"
@@ -69,7 +70,13 @@ _VERSUS = re.compile(
 )
 #: Between two arms listed side by side ("A and B", "A, B"): not yet a comparison.
 _LISTED = re.compile(r"\s*(?:,|,?\s*and|&)\s*", re.IGNORECASE)
-_BETWEEN_ARMS = re.compile(r"\s+(?:versus|vs\.?|compared (?:with|to)|or)\s+", re.IGNORECASE)
+#: Where a span of interventions is cut into arms: between two compared ones ("A versus B"), and before a control
+#: condition given with or beside the other ("quality improvement interventions with usual practice").
+_BETWEEN_ARMS = re.compile(
+    r"\s+(?:versus|vs\.?|compared (?:with|to)|or)\s+"
+    rf"|\s+(?:with|plus|and|added to|in addition to)\s+(?=(?:{CONTROL_WORDS.pattern}))",
+    re.IGNORECASE,
+)
 _SEMICOLON = re.compile(r"\s*;\s*")
 #: The word after a span, across anything but a sentence or clause end.
 _NEXT_WORD = re.compile(r"[^\w.;]*\w*")

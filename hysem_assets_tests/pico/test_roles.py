@@ -74,6 +74,14 @@ def test_pragmatic_and_observational_controls_named_outside_the_spans_are_compar
             ["control group", "vehicle-treated"],
         ),
         ("Four treatments in random order: control, saline, and two doses.", ["control"]),
+        ("A disease management program was compared with usual practice.", ["usual practice"]),
+        (
+            "Random allocation was to usual medical care or therapy; 87 to usual treatment alone.",
+            ["usual medical care", "usual treatment"],
+        ),
+        ("Clinicians were randomized to standard practice control.", ["standard practice"]),
+        ("The rate was compared to the pre-intervention period.", ["pre-intervention period"]),
+        ("Patients reported their usual source of care and the preintervention rate.", []),
         ("Glycaemic control improved, as did infection control and pain control.", []),
         ("We adjusted to control for confounding under the control of the board.", []),
         ("Motor vehicle crashes rose; the kinase controls tumour growth in population control areas.", []),
@@ -105,6 +113,23 @@ def test_a_comparator_cut_inside_a_control_condition_is_the_whole_condition() ->
     text = "Pain fell with exercise compared with usual care, and with yoga versus a control group."
     spans = tagged(text, {"interventions": ["exercise", "care", "yoga", "control"]})
     assert role_values(text, spans)["comparators"] == ["usual care", "control"]
+
+
+def test_a_control_condition_given_with_an_intervention_is_an_arm_of_its_own() -> None:
+    text = (
+        "We compared quality improvement interventions with usual practice. "
+        "Patients were randomized to bupropion SR and placebo. Others had CBT plus usual-care."
+    )
+    marks = {
+        "interventions": [
+            "quality improvement interventions with usual practice",
+            "bupropion SR and placebo",
+            "CBT plus usual-care",
+        ]
+    }
+    values = role_values(text, tagged(text, marks))
+    assert values["interventions"] == ["quality improvement interventions", "bupropion SR", "CBT"]
+    assert values["comparators"] == ["usual practice", "placebo", "usual-care"]
 
 
 def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
