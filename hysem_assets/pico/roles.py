@@ -253,8 +253,11 @@ _FUNCTION_WORDS = (
     "a|among|an|and|are|as|at|before|between|but|by|during|for|from|having|in|into|is|of|on|or|than|that|the|to|"
     "was|were|which|who|whom|whose|with|within|without"
 )
-_OPENING = re.compile(rf"^(?:[^\w(\[]*\b(?:{_FUNCTION_WORDS})\b)+[^\w(\[]*", re.IGNORECASE)
-_ENDING = re.compile(rf"(?:[^\w)\]]*\b(?:{_FUNCTION_WORDS})\b)+[^\w)\]]*$", re.IGNORECASE)
+#: A function word hyphenated to the next word opens a compound ("at-risk", "on-demand", "in-hospital"), and so do
+#: "in" and "on" closing one ("run-in", "add-on"); one that ends a span after a hyphen was cut from its compound
+#: ("intention-to", "end-of") and goes.
+_OPENING = re.compile(rf"^(?:[^\w(\[]*\b(?:{_FUNCTION_WORDS})\b(?!-\w))+[^\w(\[]*", re.IGNORECASE)
+_ENDING = re.compile(rf"(?:[^\w)\]]*\b(?!(?<=\w-)(?:in|on)\b)(?:{_FUNCTION_WORDS})\b)+[^\w)\]]*$", re.IGNORECASE)
 
 
 def _whole(span: Span) -> Span:

@@ -109,6 +109,19 @@ def test_no_value_opens_or_ends_on_a_function_word() -> None:
     assert role_values("of", tagged("of", {"participants": ["of"]}))["participants"] == []  # nothing else: no value
 
 
+def test_a_function_word_in_a_hyphenated_compound_stays() -> None:
+    text = "At-risk inpatients had on-demand therapy after a placebo run-in; intention-to-treat rates of in-hospital death."
+    marks = {
+        "participants": ["At-risk inpatients"],
+        "interventions": ["on-demand therapy", "placebo run-in"],
+        "outcomes": ["intention-to", "in-hospital death"],
+    }
+    values = role_values(text, tagged(text, marks))
+    assert values["participants"] == ["At-risk inpatients"]
+    assert values["interventions"] + values["comparators"] == ["on-demand therapy", "placebo run-in"]
+    assert values["outcomes"] == ["intention", "in-hospital death"]  # a compound the tagger cut loses its stump
+
+
 def test_a_comparator_cut_inside_a_control_condition_is_the_whole_condition() -> None:
     text = "Pain fell with exercise compared with usual care, and with yoga versus a control group."
     spans = tagged(text, {"interventions": ["exercise", "care", "yoga", "control"]})
