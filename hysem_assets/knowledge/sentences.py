@@ -76,6 +76,24 @@ def split_label(sentence: str) -> tuple[str | None, str]:
     return (label, sentence[match.end() :].strip()) if is_label else (None, sentence)
 
 
+#: Words besides the structure words that strict labels are made of ("Main outcome measures", "Materials and methods").
+_LABEL_FILLERS = frozenset("and or of main primary secondary study materials data".split())
+
+
+def strict_label(sentence: str) -> tuple[str | None, str]:
+    """:func:`split_label`, but a label only when written in capitals, about the work's metadata, or made of
+    structure words alone ("BACKGROUND:", "Main outcome measures:", "Keywords:"), so that a title such as
+    "Smoking cessation interventions: a review" keeps its words."""
+    label, rest = split_label(sentence)
+    if label is None:
+        return None, sentence
+    words = re.findall(r"[^\W\d_]+", label.casefold())
+    strict = (
+        label.isupper() or is_metadata_label(label) or all(w in _STRUCTURE_WORDS or w in _LABEL_FILLERS for w in words)
+    )
+    return (label, rest) if strict else (None, sentence)
+
+
 def is_metadata_label(label: str) -> bool:
     """True for labels of lines about the work (keywords, funding, registration, copyright...)."""
     words = label.casefold().split()

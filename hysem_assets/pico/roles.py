@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from hysem_assets.core.text import sentence_spans
+from hysem_assets.knowledge.sentences import strict_label
 from hysem_assets.settings.fields import ROLES, Role
 
 if TYPE_CHECKING:
@@ -207,6 +208,28 @@ def split(span: Span, separators: re.Pattern) -> list[Span]:
 PRESENT = 0.5
 
 
+def label_ranges(text: str) -> list[tuple[int, int]]:
+    """Character ranges of the structure labels that open sentences ("BACKGROUND: ", "Main outcome measures: ",
+    a run-in "Interventions "): they announce a part of the abstract and are no value of it."""
+    ranges = []
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        label, rest = strict_label(sentence)
+        if label is not None:
+            ranges.append((start, end - len(rest)))
+    return ranges
+
+
+def _unlabelled(span: Span, labels: Sequence[tuple[int, int]]) -> Span | None:
+    """``span`` without the structure label it opens on (None when it is all label)."""
+    for start, end in labels:
+        if start <= span.start < end:
+            if span.end <= end:
+                return None
+            return replace(span, start=end, text=span.text[end - span.start :])
+    return span
+
+
 def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     """Each role's values, in the order a reader wants them: the main participants first, then text order.
 
@@ -216,6 +239,8 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     training abstracts).
     """
     cut = {"participants": _NOTHING, "interventions": _BETWEEN_ARMS, "outcomes": _SEMICOLON}
+    labels = label_ranges(text)
+    spans = [kept for span in spans if (kept := _unlabelled(span, labels))]
     present = {span.label for span in spans if span.peak >= PRESENT}
     parts = {
         label: [part for span in spans if span.label == label for part in split(span, cut[label])]

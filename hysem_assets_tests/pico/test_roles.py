@@ -122,6 +122,22 @@ def test_a_function_word_in_a_hyphenated_compound_stays() -> None:
     assert values["outcomes"] == ["intention", "in-hospital death"]  # a compound the tagger cut loses its stump
 
 
+def test_a_structure_label_is_no_value() -> None:
+    text = (
+        "Exercise for asthma\n\nBACKGROUND: Asthma limits exercise. PARTICIPANTS: 120 adults with asthma. "
+        "Interventions  Supervised exercise classes. Results: Fewer attacks."
+    )
+    marks = {
+        "participants": ["BACKGROUND", "PARTICIPANTS: 120 adults with asthma"],
+        "interventions": ["Interventions  Supervised exercise classes"],
+        "outcomes": ["Results"],
+    }
+    values = role_values(text, tagged(text, marks))
+    assert values["participants"] == ["120 adults with asthma"]
+    assert values["interventions"] == ["Supervised exercise classes"]
+    assert values["outcomes"] == []
+
+
 def test_a_comparator_cut_inside_a_control_condition_is_the_whole_condition() -> None:
     text = "Pain fell with exercise compared with usual care, and with yoga versus a control group."
     spans = tagged(text, {"interventions": ["exercise", "care", "yoga", "control"]})

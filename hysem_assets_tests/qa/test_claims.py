@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from hysem_assets.knowledge.sentences import claim_text, metadata_reason, normalized
+from hysem_assets.knowledge.sentences import claim_text, metadata_reason, normalized, strict_label
 from hysem_assets.qa.claims import (
     NO_DIRECT_EVIDENCE,
     Candidate,
@@ -106,6 +106,22 @@ def test_labels_headings_and_metadata_lines_are_never_claims(line):
 def test_a_finding_is_quoted_whole_with_its_structure_label_removed(line, claim):
     assert claim_text(line) == claim
     assert metadata_reason(line) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("BACKGROUND: We designed a program.", "BACKGROUND"),
+        ("Main outcome measures: Costs and quality of life.", "Main outcome measures"),
+        ("Materials and methods: Records were read.", "Materials and methods"),
+        ("PARTICIPANTS Family carers of people with dementia.", "PARTICIPANTS"),
+        ("Keywords: stroke; rehabilitation; nursing", "Keywords"),
+        ("Smoking cessation interventions: a review of trials", None),
+        ("Developing internet-based health interventions: a guide", None),
+    ],
+)
+def test_a_strict_label_is_made_of_structure_words_or_capitals(sentence, label):
+    assert strict_label(sentence)[0] == label
 
 
 def test_a_title_without_a_full_stop_is_a_claim_only_as_a_works_whole_text():
