@@ -113,8 +113,18 @@ def _unbracketed(value: str) -> str:
     return value
 
 
+#: Words that say nothing as a value on their own: a measure without what it measures ("mean", "rate"), a group
+#: without whom it holds, a role's own name ("intervention", "outcomes").
+_EMPTY_ALONE = frozenset(
+    """mean median average number proportion percentage rate rates level levels score scores change changes
+    difference total ratio value values effect effects result results outcome outcomes measure measures data group
+    groups arm arms intervention interventions treatment treatments""".split()
+)
+
+
 def cleaned(text: str) -> str:
-    """A span as a value: whitespace collapsed, edge punctuation and a leading article off, no unmatched bracket."""
+    """A span as a value: whitespace collapsed, edge punctuation and a leading article off, no unmatched bracket;
+    empty when no word of it says anything alone."""
     value = " ".join(text.split())
     while True:
         before = value
@@ -122,6 +132,8 @@ def cleaned(text: str) -> str:
         if value == before:
             break
     words = re.findall(r"[^\W\d_]+", value.lower())
+    if value.casefold() in _EMPTY_ALONE:
+        return ""
     return value if any(len(word) > 1 and word not in ENGLISH_STOP_WORDS for word in words) else ""
 
 

@@ -178,6 +178,9 @@ def test_an_intervention_in_another_sentence_is_no_second_arm() -> None:
         ("weight [kg]), height", "height"),
         ("., ;", ""),
         ("12", ""),
+        ("mean", ""),
+        ("the Intervention", ""),
+        ("mean change in weight", "mean change in weight"),
     ],
 )
 def test_values_are_readable_phrases(span: str, value: str) -> None:
