@@ -81,15 +81,18 @@ _LABEL_FILLERS = frozenset("and or of main primary secondary study materials dat
 
 
 def strict_label(sentence: str) -> tuple[str | None, str]:
-    """:func:`split_label`, but a label only when written in capitals, about the work's metadata, or made of
-    structure words alone ("BACKGROUND:", "Main outcome measures:", "Keywords:"), so that a title such as
-    "Smoking cessation interventions: a review" keeps its words."""
+    """:func:`split_label`, but a label only when about the work's metadata or made of structure words ("Main
+    outcome measures:", "Keywords:"), or in capitals with a structure word ("STUDY DESIGN, SIZE, DURATION:"), so
+    that a title such as "Smoking cessation interventions: a review" or "HIV/AIDS: an update" keeps its words."""
     label, rest = split_label(sentence)
     if label is None:
         return None, sentence
     words = re.findall(r"[^\W\d_]+", label.casefold())
+    structure = [w in _STRUCTURE_WORDS for w in words]
     strict = (
-        label.isupper() or is_metadata_label(label) or all(w in _STRUCTURE_WORDS or w in _LABEL_FILLERS for w in words)
+        is_metadata_label(label)
+        or all(is_structure or w in _LABEL_FILLERS for w, is_structure in zip(words, structure, strict=True))
+        or (label.isupper() and any(structure))
     )
     return (label, rest) if strict else (None, sentence)
 

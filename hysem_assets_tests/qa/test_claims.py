@@ -118,6 +118,8 @@ def test_a_finding_is_quoted_whole_with_its_structure_label_removed(line, claim)
         ("Keywords: stroke; rehabilitation; nursing", "Keywords"),
         ("Smoking cessation interventions: a review of trials", None),
         ("Developing internet-based health interventions: a guide", None),
+        ("STUDY DESIGN, SIZE, DURATION: A guideline.", "STUDY DESIGN, SIZE, DURATION"),
+        ("HIV/AIDS: an update for clinicians", None),
     ],
 )
 def test_a_strict_label_is_made_of_structure_words_or_capitals(sentence, label):
