@@ -2,11 +2,12 @@
 
 The tagger marks spans; a review wants values. A value is a span's text as written (so it
 can be found again as evidence), without the function words and punctuation it opens or
-ends on ("of death" -> "death"), and kept once per spelling (case aside). Interventions
-split by role: a span is a comparator when it names a control condition
-(:data:`CONTROL_WORDS`) or when its spelling first appears after "versus", "compared with"
-and the like following another intervention in the same sentence (the second arm of "A
-versus B"); the rest are the interventions under study.
+ends on ("of death" -> "death"), never a structure label ("BACKGROUND:") nor a word that
+says nothing alone ("mean"), and kept once per spelling (case aside). Interventions split
+by role: a span is a comparator when it names a control condition (:data:`CONTROL_WORDS`;
+one given with another arm in the same span is cut from it) or when its spelling first
+appears after "versus", "compared with" and the like following another intervention in the
+same sentence (the second arm of "A versus B"); the rest are the interventions under study.
 """
 
 from __future__ import annotations
@@ -131,9 +132,9 @@ def cleaned(text: str) -> str:
         value = _unbracketed(_ARTICLE.sub("", _LEADING.sub("", _TRAILING.sub("", value))))
         if value == before:
             break
-    words = re.findall(r"[^\W\d_]+", value.lower())
     if value.casefold() in _EMPTY_ALONE:
         return ""
+    words = re.findall(r"[^\W\d_]+", value.lower())
     return value if any(len(word) > 1 and word not in ENGLISH_STOP_WORDS for word in words) else ""
 
 
@@ -290,9 +291,9 @@ _FUNCTION_WORDS = (
     "a|among|an|and|are|as|at|before|between|but|by|during|for|from|having|in|into|is|of|on|or|than|that|the|to|"
     "was|were|which|who|whom|whose|with|within|without"
 )
-#: A function word hyphenated to the next word opens a compound ("at-risk", "on-demand", "in-hospital"), and so do
-#: "in" and "on" closing one ("run-in", "add-on"); one that ends a span after a hyphen was cut from its compound
-#: ("intention-to", "end-of") and goes.
+#: A function word hyphenated to the next word opens a compound ("at-risk", "on-demand", "in-hospital"), and "in"
+#: or "on" after a hyphen closes one ("run-in", "add-on"); any other ending after a hyphen is the stump of a
+#: compound the tagger cut ("intention-to", "end-of") and goes.
 _OPENING = re.compile(rf"^(?:[^\w(\[]*\b(?:{_FUNCTION_WORDS})\b(?!-\w))+[^\w(\[]*", re.IGNORECASE)
 _ENDING = re.compile(rf"(?:[^\w)\]]*\b(?!(?<=\w-)(?:in|on)\b)(?:{_FUNCTION_WORDS})\b)+[^\w)\]]*$", re.IGNORECASE)
 
