@@ -77,8 +77,20 @@ def cue_phrases(description: str) -> list[str]:
 
 
 @lru_cache(maxsize=64)
+def _cues(values: tuple[tuple[str, str], ...]) -> dict[str, list[str]]:
+    """Each value's cues: its name and its description's cue phrases."""
+    return {name: [name, *cue_phrases(description)] for name, description in values}
+
+
+@lru_cache(maxsize=64)
 def _matcher(values: tuple[tuple[str, str], ...]) -> TermMatcher:
-    return TermMatcher.from_mapping({name: [name, *cue_phrases(description)] for name, description in values})
+    return TermMatcher.from_mapping(_cues(values))
+
+
+@lru_cache(maxsize=64)
+def _literal(values: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]:
+    """Each value's cues as the protocol writes them, in lower case (a cue written in the plural is meant so)."""
+    return {name: frozenset(cue.lower() for cue in cues) for name, cues in _cues(values).items()}
 
 
 @dataclass(frozen=True)
@@ -95,9 +107,7 @@ class CueMatch:
 def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
     """Every cue of every value in the text, weighted by where it stands."""
     matcher = _matcher(tuple(values.items()))
-    literal = {
-        value: {cue.lower() for cue in (value, *cue_phrases(description))} for value, description in values.items()
-    }
+    literal = _literal(tuple(values.items()))
     found: list[CueMatch] = []
     for index, sentence in enumerate(reading.sentences):
         plain = matchable(sentence)
@@ -126,7 +136,7 @@ def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
     return found
 
 
-def _plural(plain: str, start: int, end: int, literal: set[str]) -> bool:
+def _plural(plain: str, start: int, end: int, literal: frozenset[str]) -> bool:
     """Whether the cue at ``start``-``end`` names studies in the plural ("RCTs", "randomized, double-blind
     studies"); a cue the protocol writes in the plural ("studies included") is meant so."""
     if plain[start:end].lower() in literal:

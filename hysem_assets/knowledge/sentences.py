@@ -88,11 +88,10 @@ def strict_label(sentence: str) -> tuple[str | None, str]:
     if label is None:
         return None, sentence
     words = re.findall(r"[^\W\d_]+", label.casefold())
-    structure = [w in _STRUCTURE_WORDS for w in words]
     strict = (
         is_metadata_label(label)
-        or all(is_structure or w in _LABEL_FILLERS for w, is_structure in zip(words, structure, strict=True))
-        or (label.isupper() and any(structure))
+        or all(w in _STRUCTURE_WORDS or w in _LABEL_FILLERS for w in words)
+        or (label.isupper() and any(w in _STRUCTURE_WORDS for w in words))
     )
     return (label, rest) if strict else (None, sentence)
 

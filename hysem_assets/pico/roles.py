@@ -138,15 +138,18 @@ def cleaned(text: str) -> str:
     return value if any(len(word) > 1 and word not in ENGLISH_STOP_WORDS for word in words) else ""
 
 
-def comparator_spans(text: str, interventions: Sequence[Span]) -> set[int]:
-    """Indices of the intervention spans in the comparator role.
+def comparator_spans(
+    text: str, interventions: Sequence[Span], sentences: Sequence[tuple[int, int]] | None = None
+) -> set[int]:
+    """Indices of the intervention spans in the comparator role (``sentences``: the text's
+    :func:`~hysem_assets.core.text.sentence_spans`, when the caller has them).
 
     A span naming a control condition is one. Otherwise a spelling is a comparator when it
     first appears as the second arm of a comparison, so an intervention named first in the
     title stays one wherever it is later compared. A spelling first listed beside another arm
     ("a study of clozapine and risperidone") is not compared there: where it is next named decides.
     """
-    sentences = sentence_spans(text)
+    sentences = sentence_spans(text) if sentences is None else sentences
     controls = {index for index, span in enumerate(interventions) if names_control(text, span)}
     role_of: dict[str, bool] = {}  # spelling -> comparator, decided where it first appears
     for index, span in enumerate(interventions):
@@ -221,13 +224,12 @@ def split(span: Span, separators: re.Pattern) -> list[Span]:
 PRESENT = 0.5
 
 
-def label_ranges(text: str) -> list[tuple[int, int]]:
-    """Character ranges of the structure labels that open sentences ("BACKGROUND: ", "Main outcome measures: ",
+def _label_ranges(text: str, sentences: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Character ranges of the structure labels that open ``sentences`` ("BACKGROUND: ", "Main outcome measures: ",
     a run-in "Interventions "): they announce a part of the abstract and are no value of it."""
     ranges = []
-    for start, end in sentence_spans(text):
-        sentence = text[start:end]
-        label, rest = strict_label(sentence)
+    for start, end in sentences:
+        label, rest = strict_label(text[start:end])
         if label is not None:
             ranges.append((start, end - len(rest)))
     return ranges
@@ -252,7 +254,8 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     training abstracts).
     """
     cut = {"participants": _NOTHING, "interventions": _BETWEEN_ARMS, "outcomes": _SEMICOLON}
-    labels = label_ranges(text)
+    sentences = sentence_spans(text)
+    labels = _label_ranges(text, sentences)
     spans = [kept for span in spans if (kept := _unlabelled(span, labels))]
     present = {span.label for span in spans if span.peak >= PRESENT}
     parts = {
@@ -262,7 +265,7 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
         for label in cut
     }
     interventions = parts["interventions"]
-    comparators = comparator_spans(text, interventions)
+    comparators = comparator_spans(text, interventions, sentences)
     grouped: dict[Role, list[Span]] = {
         "participants": _main_first(parts["participants"]),
         "interventions": [span for i, span in enumerate(interventions) if i not in comparators],
