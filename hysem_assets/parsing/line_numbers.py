@@ -40,16 +40,13 @@ def cell_box(cell: TextCell, page_height: float) -> Box:
 
 def line_number_indices(cells: Sequence[TextCell], page: Size, rule: LineNumberRule = LineNumberRule()) -> set[int]:
     """Indices of the cells that are left-margin line numbers."""
-    boxes = [cell_box(cell, page.height) for cell in cells]
+    numbers = {i: cell_box(cell, page.height) for i, cell in enumerate(cells) if DIGITS.match(cell.text.strip())}
     candidates = [
-        i
-        for i, (cell, box) in enumerate(zip(cells, boxes))
-        if DIGITS.match(cell.text.strip())
-        and box.r <= rule.band * page.width
-        and box.width <= rule.max_width * page.width
+        i for i, box in numbers.items() if box.r <= rule.band * page.width and box.width <= rule.max_width * page.width
     ]
-    if len(candidates) < rule.min_count:
+    if len(candidates) < rule.min_count:  # most pages: the other cells' boxes are never needed
         return set()
+    boxes = [numbers.get(i) or cell_box(cell, page.height) for i, cell in enumerate(cells)]
     chosen = set(candidates)
     others = [box for i, box in enumerate(boxes) if i not in chosen and cells[i].text.strip()]
     if others:
@@ -91,8 +88,10 @@ def strip_line_numbers(page: SegmentedPdfPage, size: Size, rule: LineNumberRule 
     if not found:
         return 0
 
+    margin = Box.around(found)  # most cells lie outside it, which spares testing them against every number
+
     def kept(level: list[TextCell]) -> list[TextCell]:
-        return [cell for cell in level if not _centre_inside(cell_box(cell, size.height), found)]
+        return [cell for cell in level if not _centre_inside(cell_box(cell, size.height), margin, found)]
 
     page.textline_cells = kept(page.textline_cells)
     page.word_cells = kept(page.word_cells)
@@ -100,5 +99,6 @@ def strip_line_numbers(page: SegmentedPdfPage, size: Size, rule: LineNumberRule 
     return len(found)
 
 
-def _centre_inside(box: Box, areas: list[Box]) -> bool:
-    return any(area.contains_point(box.cx, box.cy) for area in areas)
+def _centre_inside(box: Box, margin: Box, areas: list[Box]) -> bool:
+    x, y = box.cx, box.cy
+    return margin.contains_point(x, y) and any(area.contains_point(x, y) for area in areas)
