@@ -87,6 +87,11 @@ def _matcher(values: tuple[tuple[str, str], ...]) -> TermMatcher:
     return TermMatcher.from_mapping(_cues(values))
 
 
+def value_matcher(value: str, description: str) -> TermMatcher:
+    """The matcher of one value's cues (its name and its description's cue phrases), built once per value."""
+    return _matcher(((value, description),))
+
+
 @lru_cache(maxsize=64)
 def _literal(values: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]:
     """Each value's cues as the protocol writes them, in lower case (a cue written in the plural is meant so)."""

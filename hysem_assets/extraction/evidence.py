@@ -11,14 +11,16 @@ cue phrases of its value in the protocol.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from hysem_assets.core.matcher import TermMatcher, fold
+from hysem_assets.core.matcher import fold
 from hysem_assets.core.text import sentence_spans
-from hysem_assets.extraction.categories import cue_phrases
+from hysem_assets.extraction.categories import value_matcher
 from hysem_assets.extraction.numbers import parse_amount
 from hysem_assets.settings.protocols import Protocol, ProtocolField
 
@@ -29,15 +31,58 @@ _NUMBER = re.compile(
 )
 _TIME_UNIT = re.compile(r"\s*(?:-\s*)?(years?|months?|weeks?|days?)\b", re.IGNORECASE)
 _IN_YEARS = {"year": 1.0, "month": 1 / 12, "week": 7 / 365.25, "day": 1 / 365.25}
+#: A number written in a text: its value, its position, and the time unit right after it, if any.
+_Number = tuple[float, int, str | None]
 
 
 def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"\w+", fold(text).lower()) if w not in ENGLISH_STOP_WORDS]
 
 
-def _entry(text: str, spans: list[tuple[int, int]], value: Any, position: int) -> dict[str, Any]:
-    start, end = next(((s, e) for s, e in spans if s <= position < e), min(spans, key=lambda s: abs(s[0] - position)))
-    return {"value": value, "sentence": text[start:end], "start": start, "end": end}
+class _Text:
+    """A document's text with what locating reads from it (sentences, numbers, folded form),
+    each computed once for all its fields: a full text holds thousands of sentences and numbers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def spans(self) -> list[tuple[int, int]]:
+        return sentence_spans(self.text)
+
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [start for start, _ in self.spans]
+
+    @cached_property
+    def numbers(self) -> list[_Number]:
+        return _numbers(self.text)
+
+    @cached_property
+    def signed_numbers(self) -> list[_Number]:
+        """The numbers with a minus sign read as a hyphen-minus, as estimates are compared."""
+        return _numbers(self.text.replace("−", "-"))
+
+    @cached_property
+    def folded(self) -> str:
+        return fold(self.text)
+
+    def sentence_at(self, position: int) -> tuple[int, int] | None:
+        index = bisect_right(self._starts, position) - 1
+        return self.spans[index] if index >= 0 and position < self.spans[index][1] else None
+
+    def nearest_sentence(self, position: int) -> tuple[int, int]:
+        """The sentence holding ``position``, else the one whose start is nearest (the earlier on a tie)."""
+        if (found := self.sentence_at(position)) is not None:
+            return found
+        after = bisect_right(self._starts, position)
+        near = [i for i in (after - 1, after) if 0 <= i < len(self.spans)]
+        return self.spans[min(near, key=lambda i: abs(self._starts[i] - position))]
+
+
+def _entry(text: _Text, value: Any, position: int) -> dict[str, Any]:
+    start, end = text.nearest_sentence(position)
+    return {"value": value, "sentence": text.text[start:end], "start": start, "end": end}
 
 
 def _find_phrase(text: str, phrase: str) -> int | None:
@@ -53,16 +98,17 @@ def _find_phrase(text: str, phrase: str) -> int | None:
     return match.start() if match else None
 
 
-def _best_sentence(text: str, spans: list[tuple[int, int]], phrase: str) -> int | None:
+def _best_sentence(text: _Text, phrase: str) -> int | None:
     wanted = set(_words(phrase))
+    spans = text.spans
     if not wanted or not spans:
         return None
-    overlaps = [len(wanted & set(_words(text[s:e]))) / len(wanted) for s, e in spans]
+    overlaps = [len(wanted & set(_words(text.text[s:e]))) / len(wanted) for s, e in spans]
     best = max(range(len(spans)), key=lambda i: overlaps[i])
     return spans[best][0] if overlaps[best] >= MIN_OVERLAP else None
 
 
-def _numbers(text: str) -> list[tuple[float, int, str | None]]:
+def _numbers(text: str) -> list[_Number]:
     """Every number written in ``text``: (value, position, the time unit right after it, if any)."""
     found = []
     for match in _NUMBER.finditer(text):
@@ -74,10 +120,10 @@ def _numbers(text: str) -> list[tuple[float, int, str | None]]:
     return found
 
 
-def _find_number(text: str, value: float, unit: str | None = None) -> int | None:
-    """Where ``value`` is written; with a time ``unit``, a duration written in any time unit counts."""
+def _find_number(numbers: list[_Number], value: float, unit: str | None = None) -> int | None:
+    """Where ``value`` is written among ``numbers``; with a time ``unit``, a duration written in any time unit counts."""
     target = _IN_YEARS.get((unit or "").lower().rstrip("s"))
-    for number, position, written_unit in _numbers(text):
+    for number, position, written_unit in numbers:
         if target and written_unit:
             if abs(number * _IN_YEARS[written_unit] - value * target) <= 0.01 * max(abs(value * target), 1e-9):
                 return position
@@ -86,30 +132,28 @@ def _find_number(text: str, value: float, unit: str | None = None) -> int | None
     return None
 
 
-def _find_estimate(text: str, record: Mapping[str, Any]) -> int | None:
+def _find_estimate(text: _Text, record: Mapping[str, Any]) -> int | None:
     value = record.get("value")
     if not isinstance(value, (int, float)):
         return None
-    spans = sentence_spans(text)
+    bounds = [record.get(k) for k in ("ci_lower", "ci_upper", "ci_low", "ci_high") if record.get(k) is not None]
     candidates = []
-    for number, position, _ in _numbers(text.replace("−", "-")):
+    for number, position, _ in text.signed_numbers:
         if abs(abs(number) - abs(value)) <= 1e-9 * max(1.0, abs(value)):
-            start, end = next(((s, e) for s, e in spans if s <= position < e), (position, position + 1))
-            window = text[position : min(end, position + 80)]
-            bounds = [record.get(k) for k in ("ci_lower", "ci_upper", "ci_low", "ci_high") if record.get(k) is not None]
+            end = (text.sentence_at(position) or (position, position + 1))[1]
+            window = _numbers(text.text[position : min(end, position + 80)])
             held = sum(1 for b in bounds if _find_number(window, abs(float(b))) is not None)
             candidates.append((-held, position))
     return min(candidates)[1] if candidates else None
 
 
-def _find_category(text: str, field: ProtocolField, value: str) -> int | None:
-    description = (field.values or {}).get(value, "")
-    matcher = TermMatcher.from_mapping({value: [value, *cue_phrases(description)]})
-    plain = fold(text)
-    found = next(iter(matcher.matches(plain)), None) if len(plain) == len(text) else None
+def _find_category(text: _Text, field: ProtocolField, value: str) -> int | None:
+    matcher = value_matcher(value, (field.values or {}).get(value, ""))
+    plain = text.folded
+    found = next(iter(matcher.matches(plain)), None) if len(plain) == len(text.text) else None
     if found:
         return found[1]
-    return _find_phrase(text, value)
+    return _find_phrase(text.text, value)
 
 
 def locate_evidence(text: str, field: ProtocolField, value: Any) -> list[dict[str, Any]]:
@@ -118,10 +162,11 @@ def locate_evidence(text: str, field: ProtocolField, value: Any) -> list[dict[st
     ``start``/``end`` are character offsets of the evidence sentence in ``text``
     (``text[start:end] == sentence``). An item that cannot be placed has no entry.
     """
-    if value is None or value == [] or value == "":
-        return []
-    spans = sentence_spans(text)
-    if not spans:
+    return _located(_Text(text), field, value)
+
+
+def _located(text: _Text, field: ProtocolField, value: Any) -> list[dict[str, Any]]:
+    if value is None or value == [] or value == "" or not text.spans:
         return []
     items = value if isinstance(value, list) else [value]
     entries = []
@@ -132,23 +177,24 @@ def locate_evidence(text: str, field: ProtocolField, value: Any) -> list[dict[st
         elif isinstance(item, bool):
             position = None
         elif isinstance(item, (int, float)):
-            position = _find_number(text, float(item), field.unit if field.number_kind == "duration" else None)
+            position = _find_number(text.numbers, float(item), field.unit if field.number_kind == "duration" else None)
         elif field.type == "category":
             position = _find_category(text, field, str(item))
         else:
-            position = _find_phrase(text, str(item))
+            position = _find_phrase(text.text, str(item))
             if position is None:
-                position = _best_sentence(text, spans, str(item))
+                position = _best_sentence(text, str(item))
         if position is not None:
-            entries.append(_entry(text, spans, item, position))
+            entries.append(_entry(text, item, position))
     return entries
 
 
 def evidence_for(text: str, protocol: Protocol, values: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Evidence of every field of ``protocol`` with a value in ``values``: field -> list of entries."""
+    document = _Text(text)
     found = {}
     for field in protocol.fields:
-        entries = locate_evidence(text, field, values.get(field.name))
+        entries = _located(document, field, values.get(field.name))
         if entries:
             found[field.name] = entries
     return found
