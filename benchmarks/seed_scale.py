@@ -52,6 +52,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import re
 import resource
 import shutil
 import subprocess
@@ -61,6 +63,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -453,6 +456,8 @@ def extrapolate(paths: list[Path]) -> None:
     results.sort(key=lambda r: r["scale"])
     if len({r["scale"] for r in results}) < 2:
         raise SystemExit("--extrapolate needs results of at least two different scales")
+    cpus = sorted({describe_processor(r["processor"]) for r in results if "processor" in r})
+    print(f"processor: {' / '.join(cpus) or 'not recorded'}" + (" (the runs differ)" if len(cpus) > 1 else ""))
     for which in ("full", "rerun"):
         rows: dict[str, list[tuple[float, float, float, float]]] = {}
         for result in results:
@@ -540,6 +545,29 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
 
 
+#: CPU flags of the int8 dot-product instructions ONNX Runtime's int8 kernels use.
+INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def processor() -> dict[str, Any]:
+    """The CPU a run measured: its model and int8 dot-product instructions. Predictions differ by machine
+    mostly there: on two 2-core machines the same code's ``vector_index`` (int8 matrix products) differed
+    1.7x, its other steps by 2%."""
+    cpuinfo = Path("/proc/cpuinfo")
+    text = cpuinfo.read_text(encoding="utf-8") if cpuinfo.is_file() else ""
+    model = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
+    flags = re.search(r"^flags\s*:\s*(.+)$", text, re.MULTILINE)
+    present = set(flags.group(1).split()) if flags else set()
+    return {
+        "model": model.group(1).strip() if model else platform.processor() or platform.machine(),
+        "int8": [flag for flag in INT8_FLAGS if flag in present],
+    }
+
+
+def describe_processor(cpu: dict[str, Any]) -> str:
+    return f"{cpu['model']}, int8 instructions: {', '.join(cpu['int8']) or 'none of ' + ', '.join(INT8_FLAGS)}"
+
+
 def _run(args: argparse.Namespace, spec: seedgen.SeedSpec, root: Path, render_workers: int) -> int:
     snapshot = root / "snapshot"
     print(
@@ -547,6 +575,7 @@ def _run(args: argparse.Namespace, spec: seedgen.SeedSpec, root: Path, render_wo
         f"{sum(spec.records.values()):,} records {spec.records}, {spec.pdfs:,} PDFs; "
         f"then +{spec.increment_records} records; folder {root}"
     )
+    print(f"processor: {describe_processor(processor())}")
     prepare_snapshot(snapshot, spec, render_workers)
     if args.generate_only:
         return 0
@@ -587,6 +616,7 @@ def _run(args: argparse.Namespace, spec: seedgen.SeedSpec, root: Path, render_wo
         result = {
             "scale": spec.scale,
             "seed": spec.seed,
+            "processor": processor(),
             "full": asdict(full),
             "rerun": asdict(rerun) if rerun else None,
         }

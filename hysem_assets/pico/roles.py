@@ -7,7 +7,8 @@ says nothing alone ("mean"), and kept once per spelling (case aside). Interventi
 by role: a span is a comparator when it names a control condition (:data:`CONTROL_WORDS`;
 one given with another arm in the same span is cut from it) or when its spelling first
 appears after "versus", "compared with" and the like following another intervention in the
-same sentence (the second arm of "A versus B"); the rest are the interventions under study.
+same sentence (the second arm of "A versus B") or paired with it after a comparing word ("a
+comparison of A and B", "comparing A with B"); the rest are the interventions under study.
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ _VERSUS = re.compile(
 )
 #: Between two arms listed side by side ("A and B", "A, B"): not yet a comparison.
 _LISTED = re.compile(r"\s*(?:,|,?\s*and|&)\s*", re.IGNORECASE)
+#: Between two arms paired by a comparing word before them ("a comparison of A and B", "comparing A with B").
+_PAIRED = re.compile(r"\s*(?:,|,?\s*and|&|with|to)\s*(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
+#: A comparing word a few words before the first of two paired arms ("compared the efficacy of A and B").
+_COMPARING = re.compile(r"\bcompar(?:e|es|ed|ing|isons?)\b(?:\s+[^\s.,;]+){0,5}?\s*$", re.IGNORECASE)
 #: Where a span of interventions is cut into arms: between two compared ones ("A versus B"), and before a control
 #: condition given with or beside the other ("quality improvement interventions with usual practice").
 _BETWEEN_ARMS = re.compile(
@@ -147,21 +152,26 @@ def comparator_spans(
     A span naming a control condition is one. Otherwise a spelling is a comparator when it
     first appears as the second arm of a comparison, so an intervention named first in the
     title stays one wherever it is later compared. A spelling first listed beside another arm
-    ("a study of clozapine and risperidone") is not compared there: where it is next named decides.
+    ("a study of clozapine and risperidone") is not compared there: where it is next named decides,
+    unless a comparing word stands a few words before the pair ("a comparison of clozapine and risperidone").
     """
     sentences = sentence_spans(text) if sentences is None else sentences
     controls = {index for index, span in enumerate(interventions) if names_control(text, span)}
     role_of: dict[str, bool] = {}  # spelling -> comparator, decided where it first appears
+    paired: set[int] = set()  # arms after the first of a pair or list that a comparing word opens
     for index, span in enumerate(interventions):
+        start = next((start for start, end in sentences if start <= span.start < end), 0)
+        earlier = [i for i in range(index) if start <= interventions[i].start and interventions[i].end <= span.start]
+        between = text[interventions[earlier[-1]].end : span.start] if earlier else None
+        if between is not None and _PAIRED.fullmatch(between):
+            if earlier[-1] in paired or _COMPARING.search(text, start, interventions[earlier[-1]].start):
+                paired.add(index)
         key = span.text.casefold()
         if key in role_of or index in controls:
             continue
-        start = next((start for start, end in sentences if start <= span.start < end), 0)
-        earlier = [other for other in interventions[:index] if start <= other.start and other.end <= span.start]
-        between = text[earlier[-1].end : span.start] if earlier else None
-        if between is not None and _LISTED.fullmatch(between):
+        if between is not None and _LISTED.fullmatch(between) and index not in paired:
             continue
-        role_of[key] = between is not None and bool(_VERSUS.search(between))
+        role_of[key] = index in paired or (between is not None and bool(_VERSUS.search(between)))
     return controls | {index for index, span in enumerate(interventions) if role_of.get(span.text.casefold(), False)}
 
 

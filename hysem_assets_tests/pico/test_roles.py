@@ -231,10 +231,16 @@ def test_a_comparator_named_by_an_adjective_is_its_arm() -> None:
             {1, 3},
         ),
         ("Effects of yoga and diet. Yoga and diet both lowered weight.", ["yoga", "diet", "Yoga"], set()),
+        ("A comparison of lansoprazole and ranitidine in oesophagitis.", ["lansoprazole", "ranitidine"], {1}),
+        ("A crossover study comparing a 1-mg tablet with an oral solution.", ["1-mg tablet", "oral solution"], {1}),
+        ("We compared the safety of drug A, drug B and drug C.", ["drug A", "drug B", "drug C"], {1, 2}),
+        ("Compared with earlier work, yoga and diet lowered weight.", ["yoga", "diet"], set()),
+        ("Yoga was given with diet; scores were compared.", ["Yoga", "diet"], set()),
     ],
 )
 def test_the_second_arm_is_found_past_abbreviations_decimals_and_listed_arms(
     text: str, arms: list[str], comparators: set[int]
 ) -> None:
-    """An arm first listed beside another ("A and B") is decided where it is next named."""
+    """An arm first listed beside another ("A and B") is decided where it is next named, unless a comparing
+    word stands just before the pair ("a comparison of A and B")."""
     assert comparator_spans(text, tagged(text, {"interventions": arms})) == comparators
