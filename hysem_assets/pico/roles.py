@@ -76,7 +76,7 @@ _LISTED = re.compile(r"\s*(?:,|,?\s*and|&)\s*", re.IGNORECASE)
 #: Between two arms paired by a comparing word before them ("a comparison of A and B", "comparing A with B").
 _PAIRED = re.compile(r"\s*(?:,|,?\s*and|&|with|to)\s*(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
 #: A comparing word a few words before the first of two paired arms ("compared the efficacy of A and B").
-_COMPARING = re.compile(r"\bcompar(?:e|es|ed|ing|isons?)\b(?:\s+[^\s.,;]+){0,5}?\s*$", re.IGNORECASE)
+_COMPARING = re.compile(r"\bcompar(?:e|es|ed|ing|isons?|ative)\b(?:\s+[^\s.,;]+){0,5}?\s*$", re.IGNORECASE)
 #: Where a span of interventions is cut into arms: between two compared ones ("A versus B"), and before a control
 #: condition given with or beside the other ("quality improvement interventions with usual practice").
 _BETWEEN_ARMS = re.compile(

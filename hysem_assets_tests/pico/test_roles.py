@@ -234,6 +234,7 @@ def test_a_comparator_named_by_an_adjective_is_its_arm() -> None:
         ("A comparison of lansoprazole and ranitidine in oesophagitis.", ["lansoprazole", "ranitidine"], {1}),
         ("A crossover study comparing a 1-mg tablet with an oral solution.", ["1-mg tablet", "oral solution"], {1}),
         ("We compared the safety of drug A, drug B and drug C.", ["drug A", "drug B", "drug C"], {1, 2}),
+        ("Comparative efficacy of exercise and diet in obesity.", ["exercise", "diet"], {1}),
         ("Compared with earlier work, yoga and diet lowered weight.", ["yoga", "diet"], set()),
         ("Yoga was given with diet; scores were compared.", ["Yoga", "diet"], set()),
     ],
