@@ -71,10 +71,11 @@ _VERSUS = re.compile(
     r"(?:\s+(?:[^\s.;]|\.(?=\S))+){0,8}?|\bor|\bwith or without)\s*(?:the\s+|a\s+|an\s+)?$",
     re.IGNORECASE,
 )
+_SIDE_BY_SIDE = r",|,?\s*and|&"
 #: Between two arms listed side by side ("A and B", "A, B"): not yet a comparison.
-_LISTED = re.compile(r"\s*(?:,|,?\s*and|&)\s*", re.IGNORECASE)
+_LISTED = re.compile(rf"\s*(?:{_SIDE_BY_SIDE})\s*", re.IGNORECASE)
 #: Between two arms paired by a comparing word before them ("a comparison of A and B", "comparing A with B").
-_PAIRED = re.compile(r"\s*(?:,|,?\s*and|&|with|to)\s*(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
+_PAIRED = re.compile(rf"\s*(?:{_SIDE_BY_SIDE}|with|to)\s*(?:the\s+|a\s+|an\s+)?", re.IGNORECASE)
 #: A comparing word a few words before the first of two paired arms ("compared the efficacy of A and B").
 _COMPARING = re.compile(r"\bcompar(?:e|es|ed|ing|isons?|ative)\b(?:\s+[^\s.,;]+){0,5}?\s*$", re.IGNORECASE)
 #: Where a span of interventions is cut into arms: between two compared ones ("A versus B"), and before a control
