@@ -55,7 +55,7 @@ def test_servers_get_the_protocol_as_a_json_schema() -> None:
     design = schema["properties"]["study_design"]
     assert "cohort study" in design["enum"] and None in design["enum"]
     estimate = schema["properties"]["effect_estimates"]["items"]
-    assert estimate["required"] == ["measure", "value", "ci_lower", "ci_upper", "p_value", "context"]
+    assert estimate["required"] == ["measure", "value", "unit", "ci_lower", "ci_upper", "p_value", "context"]
     assert schema["properties"]["sample_size"]["type"] == ["integer", "null"]
 
 

@@ -49,12 +49,15 @@ _ARM_END = (
 )
 #: Words that make an intervention span a control condition rather than a treatment under study. "Control" and
 #: "vehicle" count only as arms: qualified (healthy controls, control group, vehicle-treated), after a comparison
-#: word (versus control), or as a group that acts (controls were).
+#: word (versus control), or as a group that acts (controls were); "untreated" and "unexposed" only as an arm
+#: ("untreated patients", "treated or untreated."), not of a condition ("untreated depression", "HIV-unexposed").
 CONTROL_WORDS = re.compile(
     r"\b(?:placebos?|sham|usual(?:[- ](?!source\b)\w+)?[- ]care|usual (?:practice|treatment)|standard care|"
     r"standard of care|standard (?:treatment|practice)|routine care|"
-    r"conventional (?:care|treatment|therapy)|(?:treatment|care) as usual|pre-?intervention (?:periods?|phases?|groups?)|"
-    r"no (?:treatment|intervention|therapy|exposure)|untreated|unexposed|non-?exposed|non-?users?|never[- ]users?|"
+    r"conventional (?:care|treatment|therapy)|(?:treatment|care)[- ]as[- ]usual|"
+    r"pre-?intervention (?:periods?|phases?|groups?)|no (?:treatment|intervention|therapy|exposure)|"
+    rf"(?<![\w-])(?:untreated|unexposed|non-?exposed)(?=[- ](?:{_ARM_NOUNS})\b|{_ARM_END})|"
+    r"non-?users?|never[- ]users?|"
     r"wait(?:ing)?[- ]?list|attention control|best supportive care|"
     r"(?:healthy|matched|normal|negative|positive|untreated|unaffected)[- ]controls?|"
     r"(?:community|hospital|population|sibling|concurrent|historical)[- ]controls|"

@@ -56,6 +56,9 @@ _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 ESTIMATE_PROPERTIES = {
     "measure": PropertySpec(value="string", required=True, description="What is estimated, e.g. hazard ratio."),
     "value": PropertySpec(value="number", required=True, description="The point estimate as a number."),
+    "unit": PropertySpec(
+        value="string", description='The unit of the value and its interval, e.g. "%" or "mg/dL"; null for ratios.'
+    ),
     "ci_lower": PropertySpec(value="number", description="Lower bound of its confidence interval, if given."),
     "ci_upper": PropertySpec(value="number", description="Upper bound of its confidence interval, if given."),
     "p_value": PropertySpec(value="string", description="Its p-value as reported, e.g. 0.04 or < 0.001, if given."),

@@ -42,6 +42,25 @@ from hysem_assets.extraction.estimates import effect_estimates
         ("Deaths fell (absolute risk difference 4.3%, 95% CI 1.0 to 7.6)", ("risk difference", 4.3, 1.0, 7.6)),
         ("Deaths fell (ARD 2%, 95% CI 1-3)", ("risk difference", 2.0, 1.0, 3.0)),
         ("Deaths fell (aOR 1.5, 95% CI 1.1-2.0)", ("adjusted odds ratio", 1.5, 1.1, 2.0)),
+        # numbers needed to treat or harm, risk reductions (not a relative risk), a doubled hyphen
+        ("Improved health (number needed to treat [NNT] 4, 95% CI 3 to 12).", ("number needed to treat", 4, 3, 12)),
+        ("Sedation (NNH 6).", ("number needed to harm", 6, None, None)),
+        ("Ulcers (absolute-risk reduction 5% [95% CI 1-10]).", ("absolute risk reduction", 5, 1, 10)),
+        ("a relative risk reduction of 22% (95% CI 9-35)", ("relative risk reduction", 22, 9, 35)),
+        ("Relapse (OR 2.5, 95% CI 0.6--10.3).", ("odds ratio", 2.5, 0.6, 10.3)),
+        # qualifiers and no link word before the value, with a labelled interval
+        (
+            "relative risk for healing with dressing A 1.02, 95% confidence interval 0.83 to 1.28",
+            ("relative risk", 1.02, 0.83, 1.28),
+        ),
+        # changes named by their direction, before or after the value, with a labelled interval
+        ("Episodes fell (55% reduction; 95% confidence interval [CI], 44%-66%).", ("reduction", 55, 44, 66)),
+        ("Prescribing was 21% higher (95% confidence interval 7% to 36%).", ("increase", 21, 7, 36)),
+        ("an absolute increase of 24.7% (95% CI, 21.6%-27.7%)", ("increase", 24.7, 21.6, 27.7)),
+        ("a mean reduction in LDL-C of 33.6 mg/dL (95% CI, 30.1-37.1)", ("reduction", 33.6, 30.1, 37.1)),
+        ("Waist fell (beta 2.7 cm, 95% CI 0.6-4.7).", ("regression coefficient", 2.7, 0.6, 4.7)),
+        # bounds written high to low
+        ("Sitting fell (β -28, 95% CI -2 to -54).", ("regression coefficient", -28, -54, -2)),
     ],
 )
 def test_notations(sentence: str, expected: tuple) -> None:
@@ -85,6 +104,16 @@ def test_words_that_only_look_like_measures_are_not_estimates() -> None:
     assert effect_estimates("The sex ratio was 2:1 and the difference was 3 patients (p = 0.2).") == []
     assert effect_estimates("The difference was 3 points (2 to 4 weeks after surgery).") == []
     assert effect_estimates("The ratio was 3.1 (95% CI 0.5 to 2.9).") == []
+    # a change or a beta without a labelled interval, a measure's qualifiers without one
+    assert effect_estimates("A reduction of 12 beds (from 40 to 28) and 30% more visits; beta 2 agonists.") == []
+    assert effect_estimates("The HR for patients aged 65 1.2 (1.1 to 1.3) was higher.") == []
+
+
+def test_qualifiers_do_not_run_over_a_specific_measure() -> None:
+    (found,) = effect_estimates("No differences occurred between the groups, HR 0.96 (95% CI 0.81-1.15).")
+    assert (found["measure"], found["value"]) == ("hazard ratio", 0.96)
+    (found,) = effect_estimates("IRR for the difference between groups 1.01, 95% CI 1.00-1.02; p=0.105")
+    assert (found["measure"], found["value"], found["p_value"]) == ("incidence rate ratio", 1.01, "0.105")
 
 
 def test_the_context_is_the_estimate_s_own_words_from_the_first_letter() -> None:
@@ -98,3 +127,21 @@ def test_the_context_is_the_estimate_s_own_words_from_the_first_letter() -> None
 def test_an_interval_that_does_not_hold_its_value_is_left_out() -> None:
     (found,) = effect_estimates("Survival (HR 0.7, 12 to 24 months)")
     assert (found["value"], found["ci_lower"], found["ci_upper"]) == (0.7, None, None)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "unit"),
+    [
+        ("Pain scores: mean difference -2.3 points (95% CI -3.1 to -1.5).", "points"),
+        ("a mean reduction in LDL-C of 33.6 mg/dL (95% CI, 30.1-37.1)", "mg/dL"),
+        ("difference in mean systolic -2.7 mm Hg (95% confidence interval -4.7 to -0.6)", "mm Hg"),
+        ("Episodes fell (55% reduction; 95% CI, 44%-66%).", "%"),
+        ("Uptake rose (difference 4 percentage points; 95% CI 1 to 7).", "percentage points"),
+        ("Mortality was lower with the vaccine (HR 0.83, 95% CI 0.76–0.91).", None),
+        ("Fractures (OR 0.8 in men (95% CI 0.7-0.9)).", None),  # qualifiers, not a unit
+        ("Visits (rate ratio 1.2 visits; 95% CI 1.1 to 1.3).", None),  # a ratio has none
+    ],
+)
+def test_the_unit_written_after_a_value_is_kept(sentence: str, unit: str | None) -> None:
+    (found,) = effect_estimates(sentence)
+    assert found["unit"] == unit

@@ -85,6 +85,13 @@ def test_pragmatic_and_observational_controls_named_outside_the_spans_are_compar
         ("Glycaemic control improved, as did infection control and pain control.", []),
         ("We adjusted to control for confounding under the control of the board.", []),
         ("Motor vehicle crashes rose; the kinase controls tumour growth in population control areas.", []),
+        # untreated and unexposed as arms, not as a state of a condition or a population
+        (
+            "Untreated patients with reflux, treatment-as-usual patients and the unexposed group were compared.",
+            ["Untreated", "treatment-as-usual", "unexposed"],
+        ),
+        ("Motility of untreated, frozen and thawed cells.", ["untreated"]),
+        ("Untreated depression and untreated HIV infection affect HIV-unexposed infants.", []),
     ],
 )
 def test_control_names_an_arm_not_an_object_of_controlling(text: str, named: list[str]) -> None:
