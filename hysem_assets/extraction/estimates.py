@@ -21,8 +21,6 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from hysem_assets.core.matcher import fold, strip_markup
 from hysem_assets.core.text import sentence_spans
 
@@ -78,6 +76,10 @@ _BRACKETED = r"(?:\s*[\[(]\s*(?:[A-Za-z]{1,5}|(?:95|90|99)\s*%\s*CI)\s*[\])])?"
 _WORDS_BETWEEN = r"(?:\s+(?:[^\s\d;.()\[\]=:]+|\([^)\d]{0,40}\))){0,14}?"
 _LINK = r"\s*(?:[,:=]|\bwas\b|\bwere\b|\bof\b|\bis\b|\bequal to\b|≈)?\s*[,:=]?\s*"
 _PERCENT = r"%|percentage\s+points?|percent|per\s+cent"
+#: Words that open qualifiers after a value ("0.8 in men", "1.2 for the older group"), never a unit.
+_QUALIFYING = frozenset(
+    "a after among an and as at before by during for from in of on or over per than the to under versus vs with".split()
+)
 #: After a value: a percent, or up to two short words before a bracket or a separator (a unit such as "mg/dL" or
 #: "mm Hg", or qualifiers such as "in men").
 _AFTER_VALUE = (
@@ -156,7 +158,7 @@ def _unit(name: str, value: re.Match[str]) -> str | None:
     percent, words = value["percent"], value.groupdict().get("words")
     if percent:
         return "percentage points" if percent.lower().startswith("percentage") else "%"
-    if words and "ratio" not in name and not any(word.lower() in ENGLISH_STOP_WORDS for word in words.split()):
+    if words and "ratio" not in name and not any(word.lower() in _QUALIFYING for word in words.split()):
         return " ".join(words.split())
     return None
 
