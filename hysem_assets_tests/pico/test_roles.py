@@ -116,6 +116,26 @@ def test_no_value_opens_or_ends_on_a_function_word() -> None:
     assert role_values("of", tagged("of", {"participants": ["of"]}))["participants"] == []  # nothing else: no value
 
 
+def test_the_main_population_is_the_surest_phrase() -> None:
+    """The first participant value is the span the tagger is surest of, not the longest: a longer, less sure
+    span is often a clause around the participants; a span that makes no value never leads."""
+    text = (
+        "Requests by patients with depressive symptoms. So physicians saw 1 SP with major depression and 1 with "
+        "adjustment disorder, and they were seen again."
+    )
+
+    def span(phrase: str, score: float) -> Span:
+        start = text.index(phrase)
+        return Span("participants", start, start + len(phrase), phrase, score)
+
+    sure = span("patients with depressive symptoms", 0.93)
+    clause = span("So physicians saw 1 SP with major depression and 1 with adjustment disorder,", 0.71)
+    empty = span("they were", 0.99)
+    assert role_values(text, [sure, clause, empty])["participants"] == [sure.text, clause.text[:-1]]
+    sentence = Span("participants", 0, len(text), text, 0.99)  # more words than a description has
+    assert role_values(text, [sure, sentence])["participants"][0] == sure.text
+
+
 def test_a_function_word_in_a_hyphenated_compound_stays() -> None:
     text = "At-risk inpatients had on-demand therapy after a placebo run-in; intention-to-treat rates of in-hospital death."
     marks = {
