@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 #: The span classes, in the order of the model's outputs.
 CLASSES = ("participants", "interventions", "outcomes")
 _LABELS = {"I-PAR": "participants", "I-INT": "interventions", "I-OUT": "outcomes"}
+#: The shared folder's two files: abstracts labelled for all three classes, and for interventions only.
+THREE_CLASSES = "crowd_960.conll"
+INTERVENTIONS_ONLY = "interventions_1978.conll"
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,28 @@ def training_corpus(folder: Path) -> list[Document]:
 
     An abstract in both files is kept once, from the three-class file.
     """
-    full = read_conll(folder / "crowd_960.conll")
+    full = read_conll(folder / THREE_CLASSES)
     seen = {document.pmid for document in full}
-    interventions = read_conll(folder / "interventions_1978.conll", known=("interventions",))
+    interventions = read_conll(folder / INTERVENTIONS_ONLY, known=("interventions",))
     return full + [document for document in interventions if document.pmid not in seen]
+
+
+def relabelled(documents: Sequence[Document], others: Sequence[Document]) -> list[Document]:
+    """The ``documents`` that ``others`` labels too, word for word, with the labels of ``others`` for the
+    classes it covers: a second, independent reading of the same abstracts to score against.
+
+    The interventions-only file labels 416 of the three-class abstracts a second time, apart from their
+    three-class labels; a document whose words differ between the two files is left out.
+    """
+    by_pmid = {other.pmid: other for other in others}
+    found = []
+    for document in documents:
+        other = by_pmid.get(document.pmid)
+        if other is None or other.words != document.words:
+            continue
+        tags = tuple(other.tags[c] if other.known[c] else document.tags[c] for c in range(len(CLASSES)))
+        found.append(replace(document, tags=tags))
+    return found
 
 
 def split(documents: Sequence[Document], share: float = 0.12, seed: int = 13) -> tuple[list, list]:

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from hysem_assets.embedding.minilm import packaged_model_path
-from hysem_assets.pico.corpus import CLASSES, read_conll, spans, split, training_corpus
+from hysem_assets.pico.corpus import CLASSES, read_conll, relabelled, spans, split, training_corpus
 from hysem_assets.pico.tagger import WINDOW, word_pieces
 from hysem_assets.pico.training import windows
 from hysem_assets_tests.paths import REALDATA, needs_realdata
@@ -38,6 +38,35 @@ def test_documents_keep_words_labels_and_known_classes(tmp_path: Path) -> None:
     assert first.known == (True, True, True)
     (only_interventions,) = read_conll(path, known=("interventions",))[1:]
     assert only_interventions.known == (False, True, False) and second.words == ("Placebo",)
+
+
+SECOND = """-DOCSTART- (111)
+
+Aspirin I-INT
+for I-INT
+stroke O
+. O
+
+In O
+older O
+adults O
+. O
+
+-DOCSTART- (222)
+
+Placebos I-INT
+"""
+
+
+def test_a_second_labelling_replaces_only_the_classes_it_covers(tmp_path: Path) -> None:
+    (tmp_path / "three.conll").write_text(CONLL)
+    (tmp_path / "second.conll").write_text(SECOND)
+    documents = read_conll(tmp_path / "three.conll")
+    (again,) = relabelled(documents, read_conll(tmp_path / "second.conll", known=("interventions",)))
+    participants, interventions, outcomes = again.tags
+    assert again.pmid == "111" and list(spans(interventions)) == [(0, 2)]  # the second labels
+    assert (participants, outcomes) == (documents[0].tags[0], documents[0].tags[2])  # the first labels
+    # 222 is left out: its words differ between the two files
 
 
 @needs_realdata
