@@ -259,6 +259,24 @@ def _unlabelled(span: Span, labels: Sequence[tuple[int, int]]) -> Span | None:
     return span
 
 
+#: A word and the apostrophes or hyphens that join it to the next part of a word ("children'", "24-", "Kaplan-").
+_JOINED_BEFORE = re.compile(r"(?<![\w'’–-])(?:\w+['’–-])+$")
+_JOINERS = "'’–-"
+
+
+def _whole_word_first(text: str, span: Span) -> Span:
+    """``span`` from the start of the word it opens inside of: a span the tagger began after an apostrophe or
+    hyphen ("s behaviour" of "children's behaviour", "h pH-metry" of "24-h pH-metry", "-Meier survival" of
+    "Kaplan-Meier survival", "unexposed" of "HIV-unexposed") is read from where the word begins."""
+    first = span.start + len(span.text) - len(span.text.lstrip(_JOINERS))  # its first letter or digit
+    if first >= span.end or not text[first].isalnum():
+        return span
+    joined = _JOINED_BEFORE.search(text, max(0, first - 40), first)
+    if joined is None:
+        return span
+    return replace(span, start=joined.start(), text=text[joined.start() : span.end])
+
+
 def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     """Each role's values, in the order a reader wants them: the main participants first, then text order.
 
@@ -270,7 +288,7 @@ def role_values(text: str, spans: Sequence[Span]) -> dict[Role, list[str]]:
     cut = {"participants": _NOTHING, "interventions": _BETWEEN_ARMS, "outcomes": _SEMICOLON}
     sentences = sentence_spans(text)
     labels = _label_ranges(text, sentences)
-    spans = [kept for span in spans if (kept := _unlabelled(span, labels))]
+    spans = [_whole_word_first(text, kept) for span in spans if (kept := _unlabelled(span, labels))]
     present = {span.label for span in spans if span.peak >= PRESENT}
     parts = {
         label: [part for span in spans if span.label == label for part in split(span, cut[label])]
@@ -303,7 +321,7 @@ def _main_first(spans: Sequence[Span]) -> list[Span]:
         return []
     valued = [span for span in spans if _value(span)] or list(spans)
     phrases = [span for span in valued if len(_value(span).split()) <= MAIN_WORDS] or valued
-    main = max(phrases, key=lambda span: (span.score, len(span.text.split())))
+    main = max(phrases, key=lambda span: (span.score, len(_value(span).split())))
     return [main, *(span for span in spans if span is not main)]
 
 

@@ -136,6 +136,27 @@ def test_the_main_population_is_the_surest_phrase() -> None:
     assert role_values(text, [sure, sentence])["participants"][0] == sure.text
 
 
+def test_a_span_begun_inside_a_word_starts_with_the_word() -> None:
+    """The tagger may start a span after an apostrophe or a hyphen; a value starts where its word does."""
+    text = (
+        "The children's behaviour and 24-h pH-metry were read, with Kaplan-Meier survival; the ‘asthma "
+        "epidemic’, local clinics. Patients:HIV-infected women, and a dose-"
+    )
+
+    def span(phrase: str, label: str = "outcomes") -> Span:
+        start = text.index(phrase)
+        return Span(label, start, start + len(phrase), phrase, 0.9)
+
+    tagged_parts = [span("s behaviour"), span("h pH-metry"), span("-Meier survival"), span("-")]
+    assert role_values(text, tagged_parts)["outcomes"] == [
+        "children's behaviour",
+        "24-h pH-metry",
+        "Kaplan-Meier survival",
+    ]
+    others = [span(", local clinics", "participants"), span("HIV-infected women", "participants")]
+    assert set(role_values(text, others)["participants"]) == {"HIV-infected women", "local clinics"}
+
+
 def test_a_function_word_in_a_hyphenated_compound_stays() -> None:
     text = "At-risk inpatients had on-demand therapy after a placebo run-in; intention-to-treat rates of in-hospital death."
     marks = {
