@@ -48,7 +48,7 @@ from hysem_assets.settings.protocols import (
 )
 
 #: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
-RULES_VERSION = "tagger-9"
+RULES_VERSION = "tagger-10"
 
 Method = Literal[
     "dictionary",

@@ -16,8 +16,9 @@ import re
 MIN_CLAIM_WORDS = 6
 
 _LABEL = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z&/,'\- ]{0,60}?)\s*[:：]\s*")
-#: A heading run into its first sentence, as PDF text often has it: one or two capitalised words.
-_RUN_IN = re.compile(r"^\s*(?P<label>[A-Z][a-z]+(?: [a-z]+)?|[A-Z]{3,}(?: [A-Z]{2,})?)\s+(?=[A-Z][a-z])")
+#: A heading run into its first sentence, as PDF text often has it: one or two capitalised words, glued to the
+#: sentence in some sources' abstracts ("BackgroundThe test ...").
+_RUN_IN = re.compile(r"^\s*(?P<label>[A-Z][a-z]+(?: [a-z]+)?|[A-Z]{3,}(?: [A-Z]{2,})?)\s*(?=[A-Z][a-z])")
 #: Last words of the labels of a structured abstract or paper: they announce a part, not a finding.
 _STRUCTURE_WORDS = frozenset(
     """abstract aim aims background conclusion conclusions context design discussion evidence exposure exposures
@@ -94,6 +95,29 @@ def strict_label(sentence: str) -> tuple[str | None, str]:
         or (label.isupper() and any(w in _STRUCTURE_WORDS for w in words))
     )
     return (label, rest) if strict else (None, sentence)
+
+
+#: Capitalised words run into a next capitalised word without a space ("BackgroundThe", "cohort
+#: study.ObjectiveIn", "Study DesignRetrospective"), as some sources deliver a structured abstract's labels.
+_GLUED = re.compile(r"(?<![A-Za-z])(?P<label>(?:[A-Z][a-z]+ ){0,3}[A-Z][a-z]+)(?=[A-Z][a-z])")
+
+
+def glued_labels(text: str) -> list[tuple[int, int]]:
+    """Character ranges of the structure labels in ``text`` that are glued to the sentence they open.
+
+    Only structure words make such a label ("Methods", "Study Design"), so a word written in camel case
+    ("PubMed", "McDonald") is none.
+    """
+    ranges = []
+    for match in _GLUED.finditer(text):
+        words = match.group("label").split(" ")
+        if words[-1].casefold() not in _STRUCTURE_WORDS:
+            continue
+        first = len(words) - 1
+        while first > 0 and words[first - 1].casefold() in _STRUCTURE_WORDS | _LABEL_FILLERS:
+            first -= 1
+        ranges.append((match.end() - len(" ".join(words[first:])), match.end()))
+    return ranges
 
 
 def is_metadata_label(label: str) -> bool:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from hysem_assets.core.text import sentence_spans
-from hysem_assets.knowledge.sentences import strict_label
+from hysem_assets.knowledge.sentences import glued_labels, strict_label
 from hysem_assets.settings.fields import ROLES, Role
 
 if TYPE_CHECKING:
@@ -240,8 +240,9 @@ PRESENT = 0.5
 
 def _label_ranges(text: str, sentences: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Character ranges of the structure labels that open ``sentences`` ("BACKGROUND: ", "Main outcome measures: ",
-    a run-in "Interventions "): they announce a part of the abstract and are no value of it."""
-    ranges = []
+    a run-in "Interventions ") or are glued to the sentence they open ("BackgroundThe"): they announce a part of
+    the abstract and are no value of it."""
+    ranges = glued_labels(text)
     for start, end in sentences:
         label, rest = strict_label(text[start:end])
         if label is not None:

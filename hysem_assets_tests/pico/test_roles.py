@@ -186,6 +186,12 @@ def test_a_structure_label_is_no_value() -> None:
     assert values["outcomes"] == []
 
 
+def test_a_label_glued_to_its_sentence_is_no_value_either() -> None:
+    text = "Point-of-care testing in Africa.  BackgroundThe Xpert MTB/RIF test is rolled out."
+    values = role_values(text, tagged(text, {"interventions": ["BackgroundThe Xpert MTB/RIF test"]}))
+    assert values["interventions"] == ["Xpert MTB/RIF test"]
+
+
 def test_a_comparator_cut_inside_a_control_condition_is_the_whole_condition() -> None:
     text = "Pain fell with exercise compared with usual care, and with yoga versus a control group."
     spans = tagged(text, {"interventions": ["exercise", "care", "yoga", "control"]})

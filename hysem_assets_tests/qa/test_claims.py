@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from hysem_assets.knowledge.sentences import claim_text, metadata_reason, normalized, strict_label
+from hysem_assets.knowledge.sentences import claim_text, glued_labels, metadata_reason, normalized, strict_label
 from hysem_assets.qa.claims import (
     NO_DIRECT_EVIDENCE,
     Candidate,
@@ -120,10 +120,17 @@ def test_a_finding_is_quoted_whole_with_its_structure_label_removed(line, claim)
         ("Developing internet-based health interventions: a guide", None),
         ("STUDY DESIGN, SIZE, DURATION: A guideline.", "STUDY DESIGN, SIZE, DURATION"),
         ("HIV/AIDS: an update for clinicians", None),
+        ("MethodsWe included 119 patients.", "Methods"),
+        ("PubMed holds the records.", None),
     ],
 )
 def test_a_strict_label_is_made_of_structure_words_or_capitals(sentence, label):
     assert strict_label(sentence)[0] == label
+
+
+def test_a_label_glued_to_its_sentence_is_found_and_camel_case_words_are_not():
+    text = "Study DesignRetrospective cohort.ObjectiveIn general, PubMed and McDonald records. BackgroundThe test"
+    assert [text[start:end] for start, end in glued_labels(text)] == ["Study Design", "Objective", "Background"]
 
 
 def test_a_title_without_a_full_stop_is_a_claim_only_as_a_works_whole_text():
