@@ -221,6 +221,7 @@ def second_reading(
     second = {document.pmid: document for document in relabelled(validation, others)}
     kept = [i for i, document in enumerate(validation) if document.pmid in second]
     fields = {"interventions": GENERIC_FIELDS["interventions"]}
+    tagged_spans = load().tag([document_text(validation[i])[0] for i in kept])
     rows = []
     readings = {
         "three-class labels": [validation[i] for i in kept],
@@ -229,7 +230,7 @@ def second_reading(
     for name, documents in readings.items():
         rules = value_scores(documents, [rules_values[i] for i in kept], fields)["interventions"]
         tagged = value_scores(documents, [tagger_values[i] for i in kept], fields)["interventions"]
-        spans = span_scores(documents, load().tag)["interventions"]
+        spans = span_scores(documents, lambda _: tagged_spans)["interventions"]
         rows.append(
             [
                 name,
