@@ -20,7 +20,7 @@ import time
 import aiohttp
 from aiohttp import web
 
-from hysem_assets.sources.http import HttpClient, RetryPolicy
+from hysem_assets.net.http import HttpClient, RetryPolicy
 
 
 def slow_app(latency_s: float, arrivals: list[float]) -> web.Application:

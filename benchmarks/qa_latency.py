@@ -80,10 +80,10 @@ def run(query: str, repeat: int, cores: int) -> None:
     from hysem_assets.qa.engine import tables_engine
     from hysem_assets.qa.questions import load_questions
     from hysem_assets.retrieval.search import search
-    from hysem_assets.settings.profile import load_profile
+    from hysem_assets.settings.profile import load_settings
 
     questions = load_questions()[query]
-    settings = load_profile().assets
+    settings = load_settings().profile.assets
     tables = read_tables(query)  # the tables `hysem ask` reads, so both measure the same answers
     with tables_engine(settings, query, tables) as engine:
         answer_questions(questions, engine)  # warm-up: model and stores loaded

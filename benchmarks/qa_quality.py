@@ -153,14 +153,14 @@ def run(path: Path, limit: int | None) -> None:
     from hysem_assets.qa.answer import answer_question
     from hysem_assets.qa.engine import tables_engine
     from hysem_assets.settings.environment import hysem_home
-    from hysem_assets.settings.profile import load_profile
+    from hysem_assets.settings.profile import load_settings
 
     labelled = yaml.safe_load(path.read_text(encoding="utf-8"))
     query, labels = labelled["query"], labelled["questions"][:limit]
     assets = hysem_home() / "assets"
     tables = {name: pd.read_parquet(assets / name / f"{query}.parquet") for name in TABLES}
     expected = [expected_clusters(label.get("sources") or [], tables["deduped_corpus"]) for label in labels]
-    settings = load_profile().assets
+    settings = load_settings().profile.assets
     routed, baseline = [], []
     started = time.perf_counter()
     with tables_engine(settings, query, tables) as engine:

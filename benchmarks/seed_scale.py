@@ -72,7 +72,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import seedgen  # noqa: E402
 
 from hysem_assets.mirror.server import MirrorServer  # noqa: E402
-from hysem_assets.settings.environment import BUNDLED, bundled_profiles  # noqa: E402
+from hysem_assets.settings.environment import BUNDLED  # noqa: E402
+from hysem_assets.settings.profile import bundled_profiles  # noqa: E402
 
 TARGET_WALL_S = 45 * 60
 TARGET_RSS_BYTES = 6 * 2**30

@@ -1,23 +1,19 @@
-"""The Dagster code location: every asset, job, sensor and resource of hysem."""
+"""The Dagster code location: every asset, job, sensor and resource of hysem, loaded from ``defs/``."""
 
 import warnings
 
-from dagster import Definitions, ExecutorDefinition, multiprocess_executor
+from dagster import (
+    Definitions,
+    ExecutorDefinition,
+    PreviewWarning,
+    load_definitions_from_package_module,
+    multiprocess_executor,
+)
 
-from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
-from hysem_assets.defs.enrichment import canonical_terms, extracted_fields, topics
-from hysem_assets.defs.fulltext import library, pdfs
-from hysem_assets.defs.intake import add_query_job
-from hysem_assets.defs.jobs import qa_job, query_job, screening_job
-from hysem_assets.defs.knowledge import knowledge_graph, report_assets, summary_tree, vector_index
-from hysem_assets.defs.parsing import parsed_docs
+import hysem_assets.defs
 from hysem_assets.defs.placement import TAG_CONCURRENCY_LIMITS
-from hysem_assets.defs.qa import preference_dataset, qa_answers
 from hysem_assets.defs.resources import build_resources
-from hysem_assets.defs.review import evidence_table, prisma_flow, updates
 from hysem_assets.defs.schedules import living_review_schedules
-from hysem_assets.defs.screening import screening
-from hysem_assets.defs.sensors import added_query_sensor, queries_sensor, screening_decisions_sensor
 from hysem_assets.settings.environment import executor_kind
 from hysem_assets.settings.protocols import load_protocols
 from hysem_assets.settings.queries import QueryError, load_queries
@@ -49,30 +45,15 @@ def declared_queries() -> dict:
         return {}
 
 
-defs = Definitions(
-    assets=[
-        *raw_metadata_assets,
-        deduped_corpus,
-        screening,
-        pdfs,
-        library,
-        parsed_docs,
-        extracted_fields,
-        topics,
-        canonical_terms,
-        vector_index,
-        knowledge_graph,
-        summary_tree,
-        *report_assets,
-        qa_answers,
-        preference_dataset,
-        prisma_flow,
-        evidence_table,
-        updates,
-    ],
-    jobs=[query_job, qa_job, screening_job, add_query_job],
-    sensors=[queries_sensor, added_query_sensor, screening_decisions_sensor],
-    schedules=living_review_schedules(declared_queries()),
-    resources=build_resources(),
-    executor=executor(),
-)
+def load_definitions() -> Definitions:
+    """Every asset, check, job and sensor that a module of ``defs/`` declares, found by Dagster's loader, with
+    the resources of the active profile, the executor and the living reviews' schedules."""
+    with warnings.catch_warnings():  # the package loader is marked as a preview in this Dagster release
+        warnings.simplefilter("ignore", PreviewWarning)
+        declared = load_definitions_from_package_module(
+            hysem_assets.defs, resources=build_resources(), executor=executor()
+        )
+    return Definitions.merge(declared, Definitions(schedules=living_review_schedules(declared_queries())))
+
+
+defs = load_definitions()

@@ -15,6 +15,7 @@ from hysem_assets.cli import SAMPLE_QUERY, main
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.settings.protocols import load_protocol
 from hysem_assets_tests.parsing.builders import scanned_pdf
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 EXPECTED = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))["expected_counts"]
 
@@ -151,6 +152,8 @@ def test_ask_and_export_preferences_after_the_demo(config: Path, tmp_path: Path)
     assert record["evidence_found"] and record["unresolved_citations"] == 0 and record["claims"] > 0
     empty = CliRunner().invoke(main, ["ask", "--query", SAMPLE_QUERY, "  "])
     assert empty.exit_code == 1 and "question" in empty.output.lower()
+    answered = invoke("materialize", "--query", SAMPLE_QUERY, "--select", "answers")  # made with preference_log
+    assert answered.exit_code == 0, answered.output
     output = tmp_path / "dpo.jsonl"
     exported = invoke("export-preferences", "-o", str(output))
     assert exported.exit_code == 0, exported.output
@@ -164,3 +167,28 @@ def test_dedupe_refuses_unreadable_input_in_one_line(tmp_path: Path):
     result = CliRunner().invoke(main, ["dedupe", str(binary), "-o", str(tmp_path / "out.csv")])
     assert result.exit_code == 1 and result.output.startswith("Error: 'paper.csv' is not a text file")
     assert "Traceback" not in result.output and not (tmp_path / "out.csv").exists()
+
+
+def test_status_ask_and_report_are_the_same_from_any_folder(config: Path, tmp_path: Path):
+    """Run from the project and from an unrelated folder, each command reads the same state and prints the
+    same, with no other library's deprecation notice on stderr."""
+    from hysem_assets_tests.test_cli_shape import run_hysem, third_party_notices
+
+    assert invoke("demo").exit_code == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    outputs = {}
+    for cwd in (PROJECT_ROOT, elsewhere):
+        ran = [
+            run_hysem("status", "--query", SAMPLE_QUERY, "--json", cwd=cwd),
+            run_hysem("ask", "--query", SAMPLE_QUERY, "How does PM2.5 relate to heart failure?", cwd=cwd),
+            run_hysem("report", "--query", SAMPLE_QUERY, "-o", str(tmp_path / f"{cwd.name}.md"), cwd=cwd),
+        ]
+        for result in ran:
+            assert result.returncode == 0 and third_party_notices(result.stderr) == [], result.stderr
+        outputs[cwd] = [ran[0].stdout, ran[1].stdout, (tmp_path / f"{cwd.name}.md").read_text(encoding="utf-8")]
+    status, answer, report = outputs[elsewhere]
+    assert all(row["materialized"] for row in json.loads(status) if row["query"] == SAMPLE_QUERY)
+    assert "[" in answer and "Evidence table" in report
+    assert outputs[PROJECT_ROOT] == outputs[elsewhere]
+    assert not (elsewhere / ".hysem").exists()

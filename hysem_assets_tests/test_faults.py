@@ -38,7 +38,7 @@ from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.runs.reclaim import pool_claims
 from hysem_assets.settings.environment import asset_file
-from hysem_assets.settings.profile import load_profile
+from hysem_assets.settings.profile import load_settings
 from hysem_assets.stores.chunks import point_id, searchable_text
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
@@ -245,7 +245,7 @@ def test_a_decompression_bomb_is_set_aside_while_the_other_documents_parse(tmp_p
             "sha256": [file_sha256(bomb), file_sha256(paper)],
         }
     )
-    parser = PdfParser(settings=load_profile("local").assets.parsed_docs)  # the embedded default's limits
+    parser = PdfParser(settings=load_settings("local").profile.assets.parsed_docs)  # the embedded default's limits
     started = time.monotonic()
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("queries", ["sample"])

@@ -1,4 +1,4 @@
-"""The package's layers hold: ``lint-imports`` passes on the code, and fails on an upward import."""
+"""The package's layers hold: ``lint-imports`` passes on the code, and fails on an upward or sideways import."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from hysem_assets_tests.paths import PROJECT_ROOT
 
@@ -49,3 +51,19 @@ def test_an_upward_import_breaks_the_contract_and_is_named(tmp_path):
     result = lint_imports(root)
     assert result.returncode != 0
     assert "hysem_assets.core.text -> hysem_assets.defs.partitions" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("stage", "module", "imported"),
+    [
+        ("pico", "roles", "hysem_assets.knowledge.mentions"),  # a lower stage layer reaching up
+        ("llm", "backend", "hysem_assets.retrieval.search"),  # two independent stages of one layer
+    ],
+)
+def test_a_sideways_import_between_stages_breaks_the_contract_and_is_named(tmp_path, stage, module, imported):
+    root = copy_package(tmp_path)
+    source = root / "hysem_assets" / stage / f"{module}.py"
+    source.write_text(source.read_text() + f"\nimport {imported}  # noqa: E402\n")
+    result = lint_imports(root)
+    assert result.returncode != 0
+    assert f"hysem_assets.{stage}.{module} -> {imported}" in result.stdout

@@ -33,3 +33,9 @@ def test_the_docs_show_run_config_for_each_launchpad_job() -> None:
 def test_a_documented_run_config_example_validates(example: dict) -> None:
     (op,) = example["ops"]
     validate_run_config(defs.resolve_job_def(JOB_OF_OP[op]), example)
+
+
+def test_the_readme_names_every_how_to_page() -> None:
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\(docs/how-to/([\w-]+\.md)\)", readme))
+    assert named == {page.name for page in (PROJECT_ROOT / "docs" / "how-to").glob("*.md")}

@@ -24,6 +24,7 @@ from dagster import DagsterEvent, DagsterEventType, DagsterInstance, Failure, Me
 from dagster._core.events import EngineEventData
 
 from hysem_assets.cli import HysemGroup
+from hysem_assets.net.http import FetchError, HttpClient, RetryPolicy
 from hysem_assets.runs.instance import prepare_dagster_home
 from hysem_assets.settings.redaction import (
     MASK,
@@ -34,7 +35,6 @@ from hysem_assets.settings.redaction import (
     redact_event,
     redact_url,
 )
-from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy
 from hysem_assets_tests.acquisition.helpers import SAMPLE, write_profile
 from hysem_assets_tests.local_server import ThreadedServer, serving
 from hysem_assets_tests.paths import HYSEM

@@ -22,6 +22,7 @@ from bibtexparser.bparser import BibTexParser
 from bibtexparser.customization import convert_to_unicode
 
 from hysem_assets.core.identifiers import extract_doi
+from hysem_assets.core.spreadsheets import write_csv
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.explain import PairExplanation, explain_pair
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
@@ -377,3 +378,14 @@ def explain_table(frame: pd.DataFrame, record_a: str, record_b: str) -> tuple[Pa
     """Why two records of a bibliography export were or were not merged, and warnings."""
     standard, _, warnings = _prepared(frame)
     return explain_pair(standard, record_a, record_b), warnings
+
+
+def write_table(result: pd.DataFrame, output: Path) -> None:
+    """The deduplicated rows in the format ``output``'s suffix names: Parquet, JSON, TSV, else CSV (inert)."""
+    suffix = output.suffix.lower()
+    if suffix == ".parquet":
+        result.to_parquet(output, index=False)
+    elif suffix == ".json":
+        result.to_json(output, orient="records", force_ascii=False, indent=2)
+    else:
+        write_csv(result, output, sep="\t" if suffix == ".tsv" else ",")

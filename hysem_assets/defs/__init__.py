@@ -2,5 +2,7 @@
 
 One module per asset group (``acquisition``, ``screening``, ``fulltext``, ``parsing``,
 ``enrichment``, ``knowledge``, ``qa``, ``review``). Each asset is a thin shell over pure
-functions of a stage package; stage packages never import this one.
+functions of a stage package; stage packages never import this one. ``definitions.py`` loads
+whatever a module here declares at module scope with Dagster's package loader, so a new asset
+needs no registration beyond its module.
 """

@@ -19,13 +19,13 @@ from dagster import (
 from pydantic import Field
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
+from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.core.progress import Progress
 from hysem_assets.dedup.notices import corrections
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import PdfFetcher, ReviewConfig, ScholarlyApis
 from hysem_assets.fulltext.outcome import STATUSES
-from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.fulltext.pdfs import download_pdfs
 from hysem_assets.fulltext.store import REUSED
 from hysem_assets.library.csl import render_citations, to_csl_item

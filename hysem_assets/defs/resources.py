@@ -26,7 +26,7 @@ from hysem_assets.settings import profile as sections
 from hysem_assets.settings import redaction
 from hysem_assets.settings.catalog import Review, review_for
 from hysem_assets.settings.environment import config_dir
-from hysem_assets.settings.profile import Profile, load_profile
+from hysem_assets.settings.profile import Profile, load_settings
 from hysem_assets.settings.protocols import Protocol, load_protocols
 from hysem_assets.settings.queries import METADATA_SOURCES, EntryWindow, QuerySpec, get_query
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
@@ -268,7 +268,7 @@ class AnswerModels(ConfigurableResource):
 
 def build_resources(profile: Profile | None = None) -> dict[str, Any]:
     """Every resource of the code location from one profile (default: the active one)."""
-    profile = profile or load_profile()
+    profile = profile or load_settings().profile
     redaction.declare_profile_secrets(profile.model_dump())
     redaction.install_on_dagster()
     sections = profile.assets

@@ -22,10 +22,10 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from hysem_assets.core.pdfcheck import PDF_MAGIC, pdf_content_type, starts_like_pdf, structural_problem
 from hysem_assets.fulltext.outcome import DownloadFailed
-from hysem_assets.fulltext.pdfcheck import PDF_MAGIC, pdf_content_type, starts_like_pdf, structural_problem
 from hysem_assets.fulltext.store import PartialFile, partial_file
-from hysem_assets.sources.http import RETRY_STATUSES, RateLimiter, RetryPolicy, parse_retry_after, redact_url
+from hysem_assets.net.http import RETRY_STATUSES, RateLimiter, RetryPolicy, parse_retry_after, redact_url
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 64 * 1024

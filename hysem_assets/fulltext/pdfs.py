@@ -24,10 +24,10 @@ from hysem_assets.fulltext.download import PdfDownloader, PdfLimits
 from hysem_assets.fulltext.outcome import COLUMNS, DownloadFailed, Location, PdfOutcome
 from hysem_assets.fulltext.store import pdf_path, remember, reuse
 from hysem_assets.fulltext.unpaywall import open_locations
+from hysem_assets.net.http import HttpClient, RetryPolicy, redact_url
 from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint, ProgressCallback, no_progress
 from hysem_assets.sources.endpoints import with_client
-from hysem_assets.sources.http import HttpClient, RetryPolicy, redact_url
 
 
 def download_pdfs(

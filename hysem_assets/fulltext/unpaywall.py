@@ -8,8 +8,8 @@ from typing import Any
 from urllib.parse import quote
 
 from hysem_assets.fulltext.outcome import DownloadFailed, Location
+from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.sources.base import Endpoint
-from hysem_assets.sources.http import FetchError, HttpClient
 
 
 def locations(unpaywall_object: Mapping[str, Any]) -> list[Location]:

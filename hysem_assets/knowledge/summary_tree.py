@@ -26,10 +26,10 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import pandas as pd
 
+from hysem_assets.core.sentences import claim_text, normalized
 from hysem_assets.core.text import split_sentences
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.embedding.mmr import mmr
-from hysem_assets.knowledge.sentences import claim_text, normalized
 from hysem_assets.retrieval.chunking import ABSTRACT
 
 Level = Literal["corpus", "topic", "document"]

@@ -1,6 +1,6 @@
 """Chat over HTTP with vLLM, Ollama, llama.cpp's server or any OpenAI-compatible API.
 
-Requests go through the project's :class:`~hysem_assets.sources.http.HttpClient`, so a
+Requests go through the project's :class:`~hysem_assets.net.http.HttpClient`, so a
 model server gets the same timeouts, rate limit and retries with backoff (429, 5xx,
 timeouts, dropped connections) as every scholarly API. Servers differ only in how they
 spell structured output; each spelling is a small :class:`Dialect`.
@@ -16,6 +16,7 @@ from typing import Any
 
 from hysem_assets import __version__
 from hysem_assets.llm.completion import Completion, LLMError, Message, parse_json_text
+from hysem_assets.net.http import FetchError, HttpClient, RetryPolicy, make_session
 from hysem_assets.settings.backends import (
     BackendConfigError,
     GenerationParams,
@@ -26,7 +27,6 @@ from hysem_assets.settings.backends import (
 from hysem_assets.settings.environment import variable
 from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.settings.redaction import redact
-from hysem_assets.sources.http import FetchError, HttpClient, RetryPolicy, make_session
 
 Schema = Mapping[str, Any]
 #: (text, prompt tokens, completion tokens, finish reason) read from a server's answer.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pypdf import PasswordType, PdfReader
 
-from hysem_assets.fulltext.pdfcheck import structural_problem
+from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.parsing.limits import LimitExceeded, check_size
 
 ENCRYPTED = "encrypted PDF: it needs a password to open, and none is configured"

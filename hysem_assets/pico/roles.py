@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from hysem_assets.core.sentences import glued_labels, strict_label
 from hysem_assets.core.text import sentence_spans
-from hysem_assets.knowledge.sentences import glued_labels, strict_label
 from hysem_assets.settings.fields import ROLES, Role
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from hysem_assets.core.atomic import write_json
-from hysem_assets.settings.environment import asset_file, hysem_home, hysem_variables, profile_path
+from hysem_assets.settings.environment import asset_file, hysem_home, hysem_variables
+from hysem_assets.settings.profile import load_settings
 
 #: Tables an answer needs; without them there is nothing to answer from.
 REQUIRED_TABLES = ("vector_index", "library", "canonical_terms")
@@ -54,7 +55,7 @@ def _version() -> str:
 
 def cache_key(query: str, question: str, *, include_retracted: bool = False) -> str:
     """The answer's identity: question, options, the state of its inputs, the profile and the code."""
-    profile = profile_path()
+    profile = load_settings().profile_file
     state = {
         "query": query,
         "question": " ".join(question.split()),
@@ -103,10 +104,9 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
     from hysem_assets.qa.answer import answer_questions, readable
     from hysem_assets.qa.engine import tables_engine
     from hysem_assets.settings import redaction
-    from hysem_assets.settings.profile import load_profile
 
     tables = read_tables(query)
-    profile = load_profile()
+    profile = load_settings().profile
     redaction.declare_profile_secrets(profile.model_dump())
     redaction.install()
     settings = profile.assets

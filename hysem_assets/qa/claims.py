@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hysem_assets.knowledge.sentences import MIN_CLAIM_WORDS, normalized, reads_as_instruction
+from hysem_assets.core.sentences import MIN_CLAIM_WORDS, normalized, reads_as_instruction
 from hysem_assets.qa.citations import audit_citations
 from hysem_assets.qa.drafts import Claim, Draft, Round, cite, render_claims
 from hysem_assets.qa.sources import Library, SourceMetadata

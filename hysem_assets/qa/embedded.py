@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hysem_assets.core.sentences import claim_text, metadata_reason, reads_as_instruction
 from hysem_assets.core.text import split_sentences
 from hysem_assets.embedding.encoder import Encoder
-from hysem_assets.knowledge.sentences import claim_text, metadata_reason, reads_as_instruction
 from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.claims import (
     RELEVANCE_MARGIN,

@@ -21,11 +21,11 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.core.matcher import matchable
+from hysem_assets.core.sentences import split_label
 from hysem_assets.core.text import split_sentences
 
 # The extractor's reading of a written amount, so a value is found in text however the text writes it.
 from hysem_assets.extraction.numbers import _AMOUNT, parse_amount
-from hysem_assets.knowledge.sentences import split_label
 from hysem_assets.qa.comparisons import Comparison, format_number
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.drafts import Claim, Draft

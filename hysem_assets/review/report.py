@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import html
 import json
 import re
 from collections.abc import Callable
@@ -24,6 +25,10 @@ from hysem_assets.review.updates import what_changed_markdown
 from hysem_assets.stores.tables import read_table
 
 _XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
+#: A data cell as pandas writes it: escaped text, so it holds no "<".
+_CELL = re.compile(r"<td>([^<]*)</td>")
+#: Cells longer than this many characters fold to a preview of at most ``_PREVIEW`` characters.
+_FOLD_AT, _PREVIEW = 100, 80
 
 
 @dataclass(frozen=True)
@@ -80,10 +85,29 @@ def _topics(topic_table: pd.DataFrame) -> pd.DataFrame:
     return topic_table[columns]
 
 
+def _preview(text: str) -> str:
+    """The start of a long text, cut at a word boundary, so a folded cell reads as a phrase."""
+    cut = text.rfind(" ", 0, _PREVIEW + 1)
+    return text[: cut if cut > 0 else _PREVIEW].rstrip(" ,;:.|") + "…"
+
+
+def _fold(cell: re.Match[str]) -> str:
+    """A long cell as its preview, which opens on the full (still escaped) text."""
+    text = html.unescape(cell[1])
+    if len(text) <= _FOLD_AT:
+        return cell[0]
+    return f"<td><details><summary><span>{html.escape(_preview(text))}</span></summary>{cell[1]}</details></td>"
+
+
+def _fold_long_cells(table: str) -> str:
+    """The long cells of a table pandas wrote, folded to a preview the reader opens, so rows stay a few lines high."""
+    return _CELL.sub(_fold, table)
+
+
 def render_html(report: ReviewReport) -> str:
-    """The report as one HTML page (autoescaped; answers rendered from Markdown without raw HTML)."""
+    """The report as one HTML page (autoescaped; Markdown, tables included, rendered without raw HTML)."""
     environment = Environment(loader=PackageLoader("hysem_assets.review", "templates"), autoescape=select_autoescape())
-    markdown = MarkdownIt("commonmark", {"html": False})
+    markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
     def table(frame: pd.DataFrame) -> str:
         return frame.to_html(index=False, escape=True, na_rep="", border=0)
@@ -97,7 +121,7 @@ def render_html(report: ReviewReport) -> str:
         flow_table=table(_flow_table(report.flow)),
         topic_png=base64.b64encode(report.topic_png).decode() if report.topic_png else None,
         topic_table=table(_topics(report.topic_table)) if report.topic_table is not None else None,
-        evidence_table=table(report.evidence),
+        evidence_table=_fold_long_cells(table(report.evidence)),
         saved_reports=[(name, table(frame)) for name, frame in report.saved_reports.items()],
         what_changed=markdown.render(what_changed_markdown(report.updates)) if report.updates is not None else None,
         answers=[

@@ -32,6 +32,8 @@ from hysem_assets.runs.reclaim import (
     reclaim_run,
     stale_runs,
 )
+from hysem_assets.runs.services import ServiceCheck, check_services
+from hysem_assets.settings.profile import Profile
 
 
 @dataclass
@@ -231,3 +233,14 @@ def examine(
         *graph_findings(instance, resources, rematerialize),
         *chunk_store_findings(instance, resources),
     ]
+
+
+def diagnose(profile: Profile) -> tuple[list[ServiceCheck], list[Finding]]:
+    """What ``hysem doctor`` reports: the services ``profile`` reaches, then every finding of this state."""
+    from hysem_assets.defs.resources import build_resources
+    from hysem_assets.runs.instance import get_instance
+    from hysem_assets.runs.launch import asset_keys, rematerialize
+
+    services = check_services(profile)
+    keys, partitioned = asset_keys()
+    return services, examine(get_instance(), build_resources(profile), keys, partitioned, rematerialize)

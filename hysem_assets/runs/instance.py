@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import sys
 
 from dagster import DagsterInstance
 
@@ -27,3 +29,20 @@ def get_instance() -> DagsterInstance:
     require_free_space()
     prepare_dagster_home()
     return DagsterInstance.get()
+
+
+class PortInUse(OSError):
+    """The UI's port on 127.0.0.1 is taken (by another ``hysem ui``, most often)."""
+
+
+def start_ui(port: int) -> None:
+    """Replace this process by ``dagster dev`` on 127.0.0.1:``port`` with hysem's instance; a port already
+    taken raises :class:`PortInUse` at once, before the daemon (which launches runs) starts."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise PortInUse(exc.errno, exc.strerror) from None
+    prepare_dagster_home()
+    command = ["dagster", "dev", "-h", "127.0.0.1", "-p", str(port), "-m", "hysem_assets.definitions"]
+    os.execv(sys.executable, [sys.executable, "-m", *command])

@@ -2,16 +2,18 @@
 
 The commands run in process against the persistent instance under ``$HYSEM_HOME/dagster``,
 so the UI and ``hysem status`` see their runs. Every function here speaks Dagster and raises
-plain exceptions; ``hysem_assets.cli`` turns them into one-line messages.
+plain exceptions; the ``hysem`` command (``hysem_assets.cli``) turns them into one-line messages.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import shutil
 import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -31,6 +33,9 @@ from hysem_assets.runs.integrity import stored_assets
 from hysem_assets.runs.reclaim import describe_claims, stale_runs
 from hysem_assets.runs.supervise import run_supervised
 from hysem_assets.settings.catalog import review_for
+from hysem_assets.settings.environment import hysem_home
+from hysem_assets.settings.queries import QuerySpec, append_query
+from hysem_assets.stores.tables import read_table
 
 #: Dagster's console logs at INFO, so a command shows each step's progress.
 RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
@@ -75,6 +80,18 @@ def unregister_partitions(slugs: list[str]) -> None:
         instance.delete_dynamic_partition(queries_partitions.name, slug)
 
 
+def declare_query(spec: QuerySpec) -> None:
+    """Register ``spec``'s partition, then append it to the queries file, so the two stay in step: when
+    HYSEM_HOME cannot take the partition, the file stays as it was; when the file cannot take the query,
+    the partition is withdrawn."""
+    registered = register_partitions([spec.slug])
+    try:
+        append_query(spec)
+    except BaseException:
+        unregister_partitions(registered)
+        raise
+
+
 def supervised(command: str, launch: Callable[[Any, dict[str, str]], Any], say: Callable[[str], None] = _say):
     """One run, after dead runs are reclaimed; signals stop it cleanly and pool waits are shown."""
     instance = get_instance()
@@ -94,14 +111,16 @@ def materialize_query(
     assets = [a for a in defs.assets or [] if a.partitions_def is not None]
     chosen = parse_selection(selection, defs) if selection else None
     if keys:
-        chosen = AssetSelection.assets(*(AssetKey.from_user_string(key) for key in keys))
+        chosen = AssetSelection.assets(
+            *(AssetKey.from_user_string(key) for key in keys)
+        ).required_multi_asset_neighbors()
         selection = " or ".join(f'key:"{key}"' for key in keys)
     resources = defs.resources
     if allow_partial:
         from hysem_assets.defs.resources import build_resources
-        from hysem_assets.settings.profile import load_profile
+        from hysem_assets.settings.profile import load_settings
 
-        resources = build_resources(load_profile().model_copy(update={"allow_partial_results": True}))
+        resources = build_resources(load_settings().profile.model_copy(update={"allow_partial_results": True}))
     register_partitions([slug])
     return supervised(
         f"hysem materialize --query {slug}" + (f" --select {selection}" if selection else ""),
@@ -142,6 +161,22 @@ def materialize_preference_dataset() -> ExecuteInProcessResult:
     )
 
 
+class RunFailed(RuntimeError):
+    """A run a command launched did not succeed; its log above says why."""
+
+
+def export_preference_dataset(fmt: str, output: Path | None = None) -> tuple[int, Path]:
+    """Materialize ``preference_dataset`` and copy its ``fmt`` file (``jsonl``, ``parquet``) to ``output``;
+    how many pairs it holds and where the file is."""
+    if not materialize_preference_dataset().success:
+        raise RunFailed("preference_dataset failed; see the log above.")
+    exports = hysem_home() / "exports"
+    source = exports / f"preferences.{fmt}"
+    if output:
+        shutil.copyfile(source, output)
+    return len(read_table(exports / "preferences.parquet")), output or source
+
+
 def stuck_run_notes() -> list[str]:
     """A note per dead run still marked in progress: one holding a pool stops later runs after ``library``."""
     notes = []
@@ -155,7 +190,8 @@ def stuck_run_notes() -> list[str]:
 
 
 def parse_selection(text: str, defs: Definitions) -> AssetSelection:
-    """``--select`` parsed and checked against the query-partitioned assets before a run starts."""
+    """``--select`` parsed and checked against the query-partitioned assets before a run starts; an asset made
+    together with others (``answers`` and ``preference_log``) brings them along, as one step makes them."""
     graph = defs.resolve_asset_graph()
     partitioned = sorted(
         (key for key in graph.get_all_asset_keys() if graph.get(key).partitions_def is not None),
@@ -172,7 +208,7 @@ def parse_selection(text: str, defs: Definitions) -> AssetSelection:
         raise SelectionError(f"--select {text!r}: {reason}. Assets: {names}.") from None
     if not chosen & set(partitioned):
         raise SelectionError(f"--select {text!r} selects no asset of a query. Assets: {names}.")
-    return selection
+    return selection.required_multi_asset_neighbors()
 
 
 def asset_names() -> list[str]:

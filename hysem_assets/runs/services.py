@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.settings.environment import VariableError, mailto, variable
 from hysem_assets.settings.profile import ROLE_SECTIONS, HttpSettings, Profile
 from hysem_assets.sources.base import Endpoint
 from hysem_assets.sources.endpoints import resolve_endpoint, with_client
-from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.lookups import polite_params
 from hysem_assets.sources.pubmed import common_params
 from hysem_assets.sources.scopus import request_headers

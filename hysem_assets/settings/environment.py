@@ -8,9 +8,11 @@ source checkout; ``HYSEM_CONFIG_DIR`` points at a config folder of one's own.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 #: Config, profiles and Kubernetes step tags shipped with the package.
@@ -36,8 +38,33 @@ KEY_VARIABLES: dict[str, str] = {
 
 
 def hysem_home() -> Path:
-    """Root of all state (Dagster home, asset storage, downloads, indexes)."""
-    return Path(os.environ.get("HYSEM_HOME", ".hysem")).expanduser().resolve()
+    """Root of all state (Dagster home, asset storage, downloads, indexes): see :func:`home_and_origin`."""
+    return home_and_origin()[0]
+
+
+def home_and_origin() -> tuple[Path, str]:
+    """The state folder and what chose it, the same from any working directory.
+
+    ``HYSEM_HOME`` when set; else ``.hysem`` in the project the package is installed from (a
+    checkout, as ``make`` installs it); else ``hysem`` in the user's data folder (an installed wheel).
+    """
+    if explicit := os.environ.get("HYSEM_HOME"):
+        return Path(explicit).expanduser().resolve(), "HYSEM_HOME"
+    if (root := project_root()) is not None:
+        return root / ".hysem", f"the project at {root}"
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share").expanduser().resolve()
+    return data / "hysem", "the user data folder (XDG_DATA_HOME)"
+
+
+@functools.cache
+def project_root(package: Path = Path(__file__).resolve().parents[1]) -> Path | None:
+    """The source checkout holding ``package``, when its ``pyproject.toml`` declares hysem; None for a wheel."""
+    manifest = package.parent / "pyproject.toml"
+    try:
+        name = tomllib.loads(manifest.read_text(encoding="utf-8")).get("project", {}).get("name")
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    return package.parent if name == "hysem" else None
 
 
 #: Folders of ``HYSEM_HOME`` that hold deliverables for people (the flow, evidence tables, exports), not state.
@@ -113,17 +140,9 @@ def config_dir() -> Path:
     return Path(os.environ.get("HYSEM_CONFIG_DIR", BUNDLED / "config")).resolve()
 
 
-def bundled_profiles() -> Path:
-    """The folder of the bundled deployment profiles (``local``, ``online``, ``gpu``)."""
-    return BUNDLED / "profiles"
-
-
-def profile_path(name: str | None = None) -> Path:
-    """The profile file: ``HYSEM_PROFILE`` (a bundled name or a path), default ``local``."""
-    name = name or os.environ.get("HYSEM_PROFILE", "local")
-    if name.endswith((".yaml", ".yml")) or os.sep in name:
-        return Path(name).expanduser().resolve()
-    return bundled_profiles() / f"{name}.yaml"
+def profile_name() -> str:
+    """``HYSEM_PROFILE``: a bundled profile's name or a path to one, default ``local``."""
+    return os.environ.get("HYSEM_PROFILE", "local")
 
 
 def use_profile(name: str) -> None:

@@ -9,10 +9,14 @@ default. The sections become the config of the resources built in
 launchpad can override them; reading a profile imports no Dagster, so a command that only
 reads one (``hysem ask``) starts quickly. Secrets never live here: only the names of
 environment variables.
+
+:func:`load_settings` is the one entry point: every command, the Dagster definitions and the
+``ask`` path take their profile from it, and this is the one module that reads profile files.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
@@ -20,7 +24,13 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hysem_assets.settings.backends import StructuredOutput, check_section
-from hysem_assets.settings.environment import bundled_profiles, profile_path, variable
+from hysem_assets.settings.environment import (
+    BUNDLED,
+    config_dir,
+    home_and_origin,
+    profile_name,
+    variable,
+)
 from hysem_assets.settings.yamlfile import ConfigFileError, read_yaml_mapping
 
 #: The parse pipelines and the native pipeline's OCR engines (``parsing/ocr.py`` builds them).
@@ -405,6 +415,38 @@ def with_model_endpoint(profile: Profile) -> Profile:
         section, key = ROLE_SECTIONS[role]
         data["assets"][section][key] = dict(config)
     return Profile.model_validate(data)
+
+
+def bundled_profiles() -> Path:
+    """The folder of the bundled deployment profiles (``local``, ``online``, ``gpu``)."""
+    return BUNDLED / "profiles"
+
+
+def profile_path(name: str | None = None) -> Path:
+    """The profile file: ``name`` or ``HYSEM_PROFILE`` (a bundled name or a path), default ``local``."""
+    name = name or profile_name()
+    if name.endswith((".yaml", ".yml")) or os.sep in name:
+        return Path(name).expanduser().resolve()
+    return bundled_profiles() / f"{name}.yaml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What this process runs with: the typed profile and the file it came from, and the folders of its
+    state (with what chose that folder) and of its configuration."""
+
+    profile: Profile
+    profile_file: Path
+    home: Path
+    home_origin: str
+    config_dir: Path
+
+
+def load_settings(name: str | None = None) -> Settings:
+    """The settings of this process, read anew (the environment may change between calls in one process):
+    the profile ``name`` or ``HYSEM_PROFILE``, ``HYSEM_HOME`` and the config folder."""
+    home, origin = home_and_origin()
+    return Settings(load_profile(name), profile_path(name), home, origin, config_dir())
 
 
 def load_profile(name: str | None = None) -> Profile:

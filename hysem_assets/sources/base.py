@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from hysem_assets.net.http import FetchError, RequestStats
 from hysem_assets.settings.redaction import redact, redact_url
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.http import FetchError, RequestStats
 
 #: Called with (records so far, total expected or None) after every page.
 ProgressCallback = Callable[[int, int | None], None]

@@ -7,11 +7,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from hysem_assets import __version__
+from hysem_assets.net.http import HttpClient, RetryPolicy, make_session
 from hysem_assets.settings.environment import PRODUCTION_URLS, api_key, mailto, url_override
 from hysem_assets.settings.profile import HttpSettings, Profile
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
-from hysem_assets.sources.http import HttpClient, RetryPolicy, make_session
 from hysem_assets.sources.lookups import LookupOutcome, lookup_crossref, lookup_openalex
 from hysem_assets.sources.openalex import fetch_openalex
 from hysem_assets.sources.pubmed import fetch_pubmed

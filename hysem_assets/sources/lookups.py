@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.sources.base import Endpoint, Failure, ProgressCallback, no_progress
 from hysem_assets.sources.crossref_json import enrichment as crossref_enrichment
 from hysem_assets.sources.crossref_json import parse_work_response, retraction_targets
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.openalex_json import enrichment as openalex_enrichment
 from hysem_assets.sources.openalex_json import parse_works_page
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.openalex_json import WorksPage, parse_works_page
 
 MAX_PER_PAGE = 200

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.pubmed_xml import parse_efetch, parse_esearch
 
 #: E-utilities serves at most 10,000 records of one search through esearch/efetch paging.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.http import FetchError, HttpClient
 from hysem_assets.sources.scopus_json import SearchPage, parse_search_page
 
 #: Offset paging of the Search API stops at 5,000 results (start + count).

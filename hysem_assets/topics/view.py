@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
-import pyLDAvis
-import pyLDAvis.urls
+
+with warnings.catch_warnings():  # pyLDAvis turns every DeprecationWarning on, process-wide, when imported
+    import pyLDAvis
+    import pyLDAvis.urls
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from hysem_assets.topics.model import TopicModel
+
+#: How far below its circle's centre a label stands, in points.
+_LABEL_DROP = 12
+#: Texts of the map are centred on a point given as an offset (in points) from their circle.
+_OFFSET = {"xytext": (0, 0), "textcoords": "offset points", "ha": "center", "va": "center"}
+#: A label's pale backdrop, so circles and leader lines behind it do not cross its letters.
+_BACKDROP = {"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.7, "edgecolor": "none"}
+#: Space kept between two texts, and the spacing of the spots a text may move to, in pixels.
+_GAP, _STEP = 2.0, 3.0
 
 
 @dataclass(frozen=True)
@@ -53,7 +68,7 @@ def write_intertopic_view(model: TopicModel, directory: Path, name: str = "topic
     html.write_text(
         _page(prepared.to_json(), title=f"Intertopic distance map ({len(coordinates)} topics)"), encoding="utf-8"
     )
-    _plot(coordinates, png)
+    intertopic_figure(coordinates).savefig(png)
     return IntertopicView(html, png, coordinates)
 
 
@@ -91,15 +106,14 @@ def _page(vis_json: str, title: str) -> str:
 """
 
 
-def _plot(coordinates: pd.DataFrame, path: Path) -> None:
-    """Circles sized by prevalence at pyLDAvis's positions, so the picture matches the page."""
+def intertopic_figure(coordinates: pd.DataFrame) -> Figure:
+    """Circles sized by prevalence at pyLDAvis's positions, so the picture matches the page, each with
+    its number and label where no other text covers them."""
     figure = Figure(figsize=(7, 6), dpi=120)
+    FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     areas = 3000 * coordinates["prevalence"].to_numpy() / max(coordinates["prevalence"].max(), 1e-9)
     axes.scatter(coordinates["x"], coordinates["y"], s=areas, alpha=0.45, color="#1f77b4", edgecolors="#08306b")
-    for row in coordinates.itertuples():
-        axes.annotate(f"{row.topic}", (row.x, row.y), ha="center", va="center", fontsize=11, weight="bold")
-        axes.annotate(row.label, (row.x, row.y), xytext=(0, -14), textcoords="offset points", ha="center", fontsize=7)
     axes.set_aspect("equal", adjustable="datalim")
     axes.margins(0.25)
     axes.axhline(0, color="#cccccc", linewidth=0.6)
@@ -108,4 +122,64 @@ def _plot(coordinates: pd.DataFrame, path: Path) -> None:
     axes.set_ylabel("PC2")
     axes.set_title("Intertopic distance map (circle area: share of tokens)")
     figure.tight_layout()
-    figure.savefig(path)
+    figure.canvas.draw()  # settles the limits (aspect, margins), so texts are measured where they will stand
+    axes.set(xlim=axes.get_xlim(), ylim=axes.get_ylim())
+    _place_texts(axes, coordinates)
+    return figure
+
+
+def _place_texts(axes: Axes, coordinates: pd.DataFrame) -> None:
+    """Each topic's number on its circle and its label below it, biggest topics first; a text that
+    would cover another moves to the nearest free spot, with a leader line back to its circle when
+    that spot is farther from it than the wanted one."""
+    topics = coordinates.sort_values("prevalence", ascending=False, kind="stable")
+    positions = topics[["x", "y"]].to_numpy(dtype=float)
+    texts = [
+        *(
+            axes.annotate(f"{t}", xy, fontsize=11, weight="bold", **_OFFSET)
+            for t, xy in zip(topics["topic"], positions)
+        ),
+        *(
+            axes.annotate(label, xy, fontsize=7, bbox=_BACKDROP, **_OFFSET)
+            for label, xy in zip(topics["label"], positions)
+        ),
+    ]
+    renderer = axes.figure.canvas.get_renderer()
+    sizes = np.array([text.get_window_extent(renderer).size for text in texts])
+    anchors = np.vstack([axes.transData.transform(positions)] * 2)
+    pixels_per_point = axes.figure.dpi / 72
+    offsets = np.repeat([(0.0, 0.0), (0.0, -_LABEL_DROP)], len(topics), axis=0)  # numbers, then labels
+    wanted = anchors + offsets * pixels_per_point
+    centres = _free_spots(sizes, wanted, axes.get_window_extent(renderer).padded(-_GAP).extents)
+    to_data = axes.transData.inverted()
+    for text, size, anchor, target, centre in zip(texts, sizes, anchors, wanted, centres):
+        text.xyann = tuple((centre - anchor) / pixels_per_point)
+        end = _nearest_point(anchor, centre, size)
+        if np.hypot(*(end - anchor)) > np.hypot(*(_nearest_point(anchor, target, size) - anchor)) + size[1]:
+            axes.plot(*to_data.transform([anchor, end]).T, color="#555555", linewidth=0.6, zorder=1.5)
+
+
+def _nearest_point(point: np.ndarray, centre: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The point of a box nearest ``point``: where a leader line from it meets the box."""
+    return np.clip(point, centre - size / 2, centre + size / 2)
+
+
+def _free_spots(sizes: np.ndarray, wanted: np.ndarray, bounds: tuple[float, float, float, float]) -> np.ndarray:
+    """Centres for boxes of ``sizes`` (width, height), in order: each the spot nearest its ``wanted``
+    centre inside ``bounds`` (x0, y0, x1, y1) and clear of the boxes placed before it (a box that fits
+    nowhere keeps its wanted centre)."""
+    x0, y0, x1, y1 = bounds
+    centres, spans = np.empty((0, 2)), np.empty((0, 2))
+    for size, target in zip(sizes + _GAP, wanted):
+        half = size / 2
+        grid = np.stack(
+            np.meshgrid(np.arange(x0 + half[0], x1 - half[0], _STEP), np.arange(y0 + half[1], y1 - half[1], _STEP)),
+            axis=-1,
+        ).reshape(-1, 2)
+        inside = np.all((target - half >= (x0, y0)) & (target + half <= (x1, y1)))
+        candidates = np.vstack([target, grid]) if inside else grid
+        covered = np.all(np.abs(candidates[:, None, :] - centres[None]) < (half + spans / 2)[None], axis=2).any(axis=1)
+        free = candidates[~covered]
+        best = free[np.argmin(np.hypot(*(free - target).T))] if len(free) else target
+        centres, spans = np.vstack([centres, best]), np.vstack([spans, size])
+    return centres

@@ -14,7 +14,7 @@ from aiohttp import web
 from hysem_assets.fulltext.download import PdfDownloader, PdfLimits
 from hysem_assets.fulltext.outcome import DownloadFailed
 from hysem_assets.mirror.server import default_snapshot_dir
-from hysem_assets.sources.http import RetryPolicy
+from hysem_assets.net.http import RetryPolicy
 from hysem_assets_tests.local_server import serving
 
 PDF = (default_snapshot_dir() / "files" / "10.9999_eer.2022.214.pdf").read_bytes()

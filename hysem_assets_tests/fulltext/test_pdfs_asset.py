@@ -7,17 +7,17 @@ import json
 import pandas as pd
 from dagster import AssetSelection, DagsterInstance, materialize
 
+from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.defs.acquisition import deduped_corpus, raw_metadata_assets
 from hysem_assets.defs.fulltext import downloads_dir, pdfs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import build_resources
 from hysem_assets.defs.screening import screening
 from hysem_assets.fulltext.outcome import STATUSES
-from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
 from hysem_assets.settings.environment import asset_file
-from hysem_assets.settings.profile import load_profile
+from hysem_assets.settings.profile import load_settings
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
@@ -46,7 +46,7 @@ def test_sample_pdfs_end_with_their_planted_status():
 
 def test_pdfs_fetch_only_the_works_screening_lets_through():
     """With decisions made and no undecided work let through (share 0), only the included works are fetched."""
-    profile = load_profile()
+    profile = load_settings().profile
     profile.assets.screening.undecided_top_share = 0.0
     assets = [*raw_metadata_assets, deduped_corpus, screening, pdfs]
     with DagsterInstance.ephemeral() as instance:

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 from aiohttp import web
 
+from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.fulltext.download import PdfLimits
 from hysem_assets.fulltext.outcome import STATUSES
-from hysem_assets.fulltext.pdfcheck import structural_problem
 from hysem_assets.fulltext.pdfs import download_pdfs
 from hysem_assets.fulltext.store import PARTIAL_SUFFIX, pdf_path
 from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir

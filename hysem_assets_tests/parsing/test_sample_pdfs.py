@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hysem_assets.fulltext.pdfcheck import structural_problem
+from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.parsing.parse import parse_pdf
 
 SAMPLE_FILES = Path(__file__).resolve().parents[2] / "hysem_assets" / "sample" / "files"

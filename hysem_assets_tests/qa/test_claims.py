@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from hysem_assets.knowledge.sentences import claim_text, glued_labels, metadata_reason, normalized, strict_label
+from hysem_assets.core.sentences import claim_text, glued_labels, metadata_reason, normalized, strict_label
 from hysem_assets.qa.claims import (
     NO_DIRECT_EVIDENCE,
     Candidate,

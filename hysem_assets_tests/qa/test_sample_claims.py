@@ -7,7 +7,7 @@ import asyncio
 import pytest
 import yaml
 
-from hysem_assets.knowledge.sentences import metadata_reason, normalized
+from hysem_assets.core.sentences import metadata_reason, normalized
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.qa.claims import word_coverage
 from hysem_assets.qa.embedded import ExtractiveGenerator

@@ -18,6 +18,7 @@ from hysem_assets.stores.tables import write_parquet
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 
 from . import tables
+from .pages import Page
 
 QUERY = SAMPLE  # a declared query, so that `hysem report` finds its title
 
@@ -80,6 +81,8 @@ def test_deliverables_from_stored_tables():
     assert written.exit_code == 0, written.output
     html = report.read_text(encoding="utf-8")
     assert "<svg" in html and "Studies included in review (n = 2)" in html and "Doe, J. (w1). Study w1." in html
+    page = Page(html)  # the flow, the evidence, and what the update changed with its flow: tables, not Markdown
+    assert page.elements["table"] == 4 and not page.pipe_rows() and "What changed" in html
 
 
 def test_a_flow_that_does_not_add_up_blocks_the_evidence_table():

@@ -17,9 +17,11 @@ from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts
 from hysem_assets.review.report import ReviewReport, answers_from_table, render_html, render_markdown
+from hysem_assets.review.updates import history_frame, review_state, update_row
 from hysem_assets_tests.ui.server import ARTIFACTS
 
 from . import tables
+from .pages import Page
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -72,6 +74,27 @@ def test_a_ranking_answer_shows_its_chart_in_the_page(tmp_path: Path):
     assert shown[0].chart_png == Path(chart["png"]).read_bytes() and shown[1].chart_png is None
     html = render_html(replace(review(), answers=shown))
     assert html.count('<img alt="Chart of the ranking" src="data:image/png;base64,') == 1
+
+
+def test_every_table_of_the_page_is_a_table_and_long_evidence_folds():
+    base = review()
+    state = review_state(
+        tables.corpus(), base.evidence["cluster_id"], pd.DataFrame(columns=["question", "markdown", "json"])
+    )
+    updates = history_frame([update_row(None, state, number=1, search="every record", searched_through="2026-01-05")])
+    long = " ".join(["A cohort of 4,402 adults <b>followed</b> for a decade"] * 4)
+    evidence = base.evidence.assign(outcomes=[long, "stroke"])
+    answer = answers_from_table(
+        pd.DataFrame({"markdown": ["| design | studies |\n|---|---|\n| cohort | 2 |"], "json": [json.dumps({})]})
+    )
+    html = render_html(replace(base, updates=updates, evidence=evidence, answers=answer))
+    page = Page(html)
+    # flow, topics, evidence, one saved report, the updates and the update's flow, the answer's
+    assert page.elements["table"] == 7 and not page.pipe_rows()
+    assert page.elements["details"] == 1 and "<b>" not in html
+    escaped = long.replace("<", "&lt;").replace(">", "&gt;")
+    preview = "A cohort of 4,402 adults &lt;b&gt;followed&lt;/b&gt; for a decade A cohort of 4,402 adults…"
+    assert f"<td><details><summary><span>{preview}</span></summary>{escaped}</details></td>" in html
 
 
 def test_markdown_inlines_the_diagram_and_tables():

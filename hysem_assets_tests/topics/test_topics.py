@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,7 +9,7 @@ import pytest
 from hysem_assets.topics.config import TopicSettings, TopicSettingsError, load_topic_settings
 from hysem_assets.topics.grid import TopicModelError
 from hysem_assets.topics.model import build_topics
-from hysem_assets.topics.view import write_intertopic_view
+from hysem_assets.topics.view import intertopic_figure, write_intertopic_view
 from hysem_assets_tests.topics.corpora import THEMES, planted_corpus
 
 
@@ -71,6 +73,29 @@ def test_intertopic_view_is_a_self_contained_page_and_a_png(model, tmp_path) -> 
     assert view.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and view.png.stat().st_size > 10_000
     assert view.coordinates["topic"].tolist() == [1, 2, 3]
     assert view.coordinates["prevalence"].sum() == pytest.approx(100.0)
+
+
+def test_the_map_sets_each_number_and_label_where_no_other_text_covers_it(tmp_path) -> None:
+    rng = np.random.default_rng(7)
+    n = 18  # crowded round the origin: drawn where they were wanted, the labels would pile up
+    coordinates = pd.DataFrame(
+        {
+            "topic": range(1, n + 1),
+            "x": rng.normal(0, 0.02, n),
+            "y": rng.normal(0, 0.02, n),
+            "prevalence": rng.uniform(1, 10, n),
+            "label": [f"air pollution, heart failure, theme {k}" for k in range(1, n + 1)],
+        }
+    )
+    figure = intertopic_figure(coordinates)
+    figure.savefig(tmp_path / "map.png")
+    axes, renderer = figure.axes[0], figure.canvas.get_renderer()
+    boxes = [text.get_window_extent(renderer) for text in axes.texts]
+    assert len(boxes) == 2 * n
+    assert not [(a, b) for a, b in combinations(boxes, 2) if a.overlaps(b)]
+    frame = axes.get_window_extent(renderer)
+    assert all(frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1 for box in boxes)
+    assert len(axes.lines) > 2  # leader lines (beside the two axis lines) tie moved labels to their circles
 
 
 def test_a_corpus_smaller_than_the_topics_asked_for_says_so() -> None:

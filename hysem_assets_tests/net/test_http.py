@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from hysem_assets.sources.http import FetchError, HttpClient, RateLimiter, RetryPolicy, parse_retry_after, redact_url
+from hysem_assets.net.http import FetchError, HttpClient, RateLimiter, RetryPolicy, parse_retry_after, redact_url
 from hysem_assets_tests.local_server import serving
 
 FAST_RETRY = RetryPolicy(max_retries=3, backoff_base_s=0.01, backoff_max_s=0.05)

@@ -8,26 +8,10 @@ import webbrowser
 from pathlib import Path
 
 import click
-import pandas as pd
 
-from hysem_assets.screening.decisions import DecisionLog, DecisionsError, current_decisions, decisions_path
-from hysem_assets.settings.environment import asset_file
-
-CORPUS = "deduped_corpus"
-
-
-def _corpus(slug: str) -> pd.DataFrame:
-    from hysem_assets.settings.queries import get_query
-    from hysem_assets.stores.tables import read_table
-
-    get_query(slug)  # an undeclared query is refused with the queries it could be
-    path = asset_file(CORPUS, slug)
-    if not path.is_file():
-        raise click.ClickException(
-            f"{CORPUS} is not materialized for {slug!r}; run `hysem materialize --query {slug} --select {CORPUS}` "
-            "first, then screen its works"
-        )
-    return read_table(path)
+from hysem_assets.cli.options import query_option
+from hysem_assets.screening.decisions import DecisionsError
+from hysem_assets.screening.reviewing import ScreeningError, export_query_decisions, import_decisions, screening_page
 
 
 @click.group(invoke_without_command=True)
@@ -49,19 +33,12 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
         return
     if slug is None:
         raise click.UsageError("name the query to screen: hysem screen --query QUERY (or a subcommand)")
-    from hysem_assets.screening.session import Screening, review_criteria
-    from hysem_assets.screening.web import ScreeningPage, serve
-    from hysem_assets.settings.catalog import review_for
-    from hysem_assets.settings.profile import load_profile
+    from hysem_assets.screening.web import serve
 
-    corpus = _corpus(slug)
-    criteria = review_criteria(review_for(slug))
-    if criteria.note:
-        click.echo(f"Note: {criteria.note}.", err=True)
-    click.echo(f"Ranking {len(corpus):,} works of {slug!r} ...", err=True)
-    session = Screening(corpus[["cluster_id", "title", "abstract"]], criteria)
-    target = load_profile().assets.screening.target_recall
-    page = ScreeningPage(slug, session, corpus, DecisionLog(decisions_path(slug)), target)
+    try:
+        page = screening_page(slug, say=lambda line: click.echo(line, err=True))
+    except ScreeningError as exc:
+        raise click.ClickException(str(exc)) from None
 
     def ready(url: str) -> None:
         click.echo(f"Screening {slug!r} at {url} (Ctrl+C stops; every decision is saved as it is made)", err=True)
@@ -79,57 +56,28 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
 
 @screen.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--query", "slug", required=True, help="Query slug (partition) the decisions belong to.")
+@query_option("Query slug (partition) the decisions belong to.")
 @click.option("--replace", is_flag=True, help="Let imported decisions change decisions already made.")
 def screen_import(path: Path, slug: str, replace: bool) -> None:
     """Add the decisions of PATH, an ASReview export (CSV or RIS) or a file of `hysem screen export`.
 
     Rows are matched to works by id, DOI, then title; the import is taken whole or not at all."""
-    from hysem_assets.screening.exchange import read_decisions_file
-
-    corpus = _corpus(slug)
-    log = DecisionLog(decisions_path(slug))
     try:
-        imported = read_decisions_file(path, corpus)
-        current = current_decisions(log.read())
-    except DecisionsError as exc:
+        done = import_decisions(path, slug, replace=replace)
+    except (ScreeningError, DecisionsError) as exc:
         raise click.ClickException(str(exc)) from exc
-    new = [d for d in imported if d.record_id not in current]
-    changed = [
-        d
-        for d in imported
-        if d.record_id in current and (current[d.record_id].action, current[d.record_id].reason) != (d.action, d.reason)
-    ]
-    if changed and not replace:
-        first = changed[0]
-        raise click.ClickException(
-            f"{path}: {len(changed)} decision(s) differ from ones already made (first: work {first.record_id!r}, "
-            f"{_said(current[first.record_id])} here, {_said(first)} in the file); nothing was imported. "
-            "Add --replace to take the file's"
-        )
-    log.append([*new, *changed])
-    same = len(imported) - len(new) - len(changed)
-    click.echo(f"Imported {len(new):,} new and {len(changed):,} changed decision(s); {same:,} already so.")
-
-
-def _said(decision) -> str:
-    return decision.action + (f" ({decision.reason})" if decision.reason else "")
+    click.echo(f"Imported {done.new:,} new and {done.changed:,} changed decision(s); {done.same:,} already so.")
 
 
 @screen.command("export")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--query", "slug", required=True, help="Query slug (partition) whose decisions to export.")
+@query_option("Query slug (partition) whose decisions to export.")
 def screen_export(path: Path, slug: str) -> None:
     """Write every work with its decision to PATH: CSV (.csv, .tsv) or RIS (.ris), as ASReview reads them."""
-    from hysem_assets.screening.exchange import export_decisions
-
-    corpus = _corpus(slug)
     try:
-        decisions = DecisionLog(decisions_path(slug)).current()
-        rows = export_decisions(corpus, decisions, path)
-    except DecisionsError as exc:
+        rows, decided = export_query_decisions(path, slug)
+    except (ScreeningError, DecisionsError) as exc:
         raise click.ClickException(str(exc)) from exc
-    decided = sum(record in decisions for record in corpus["cluster_id"].astype(str))
     click.echo(f"Wrote {rows:,} works ({decided:,} decided) to {path}")
 
 
@@ -167,3 +115,6 @@ def screen_simulate(dataset: Path, prior_included: int, prior_excluded: int, see
         f"{', '.join(measures['priors'])}\nWSS@95 {measures['wss@95']:.3f}, recall after 10% screened "
         f"{measures['recall@10%']:.3f}"
     )
+
+
+COMMANDS = (screen,)

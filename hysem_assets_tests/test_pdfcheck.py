@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
-from hysem_assets.fulltext.pdfcheck import pdf_content_type, starts_like_pdf, structural_problem
+from hysem_assets.core.pdfcheck import pdf_content_type, starts_like_pdf, structural_problem
 from hysem_assets.mirror.server import default_snapshot_dir
 
 GOOD = (default_snapshot_dir() / "files" / "10.9999_eer.2022.214.pdf").read_bytes()

@@ -1,0 +1,1 @@
+"""Polite, resilient HTTP shared by the metadata sources, full-text downloads and OpenAI-compatible model servers."""
