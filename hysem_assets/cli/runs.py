@@ -168,16 +168,17 @@ def doctor(fix: bool, profile: str | None) -> None:
         click.echo(f"{'!' if check.problem else ' '} {check.service:<12} {check.text}")
     for finding in findings:
         click.echo(f"{'!' if finding.problem else ' '} {finding.kind:<12} {finding.text}")
-    problems = [f for f in findings if f.problem]
+    fixable = [f for f in findings if f.problem and f.fix is not None]
     if fix:
-        for finding in problems:
-            if finding.fix is not None:
-                click.echo(f"  fixed: {finding.fix()}")
-    elif problems:
-        raise click.ClickException(f"{len(problems)} problem(s); `hysem doctor --fix` fixes them.")
+        for finding in fixable:
+            click.echo(f"  fixed: {finding.fix()}")
+    elif fixable:
+        raise click.ClickException(f"{len(fixable)} problem(s); `hysem doctor --fix` fixes them.")
     if unready := [check.service for check in services if check.problem]:
         raise click.ClickException(f"not ready for a run: {', '.join(unready)} (see above; --fix cannot fix these).")
-    click.echo("Nothing to fix." if not problems else f"Fixed {len(problems)} problem(s).")
+    if unfixable := [f.kind for f in findings if f.problem and f.fix is None]:
+        raise click.ClickException(f"{len(unfixable)} problem(s) --fix cannot fix: {', '.join(unfixable)} (see above).")
+    click.echo("Nothing to fix." if not fixable else f"Fixed {len(fixable)} problem(s).")
 
 
 @click.command()

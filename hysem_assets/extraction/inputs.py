@@ -2,7 +2,9 @@
 an optional full ``text`` and optional ``publication_types`` ("; "-separated, or a list in JSON Lines).
 
 A line that cannot be read (bad JSON, not an object, no id, an id seen before, a value that is
-not text) is reported with its line number and left out; the others go on.
+not text, text that is not UTF-8, a record longer than any article) is reported with its line
+number and left out; the others go on. A CSV file that is not UTF-8 is refused whole, naming its
+first such line: its rows cannot be told apart before they are decoded.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from typing import Any
 import pandas as pd
 
 COLUMNS = ("id", "title", "abstract", "text", "publication_types")
+#: The most characters of text one record may hold: about a thousand pages, far above any article's full text,
+#: and well below what would take the extraction's memory beyond a laptop's.
+MAX_RECORD_CHARS = 2_000_000
+_SAVE_AS_UTF8 = "save the file as UTF-8 (for example `iconv -f latin1 -t utf-8 IN > OUT`)"
 
 
 @dataclass(frozen=True)
@@ -30,10 +36,19 @@ class Problem:
         return f"line {self.line}: {self.reason}"
 
 
+def _not_utf8(error: UnicodeDecodeError) -> str:
+    return f"not UTF-8 text (byte 0x{error.object[error.start]:02X} at byte {error.start + 1}); {_SAVE_AS_UTF8}"
+
+
 def _lines(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value or the error) of each non-blank line of a JSON Lines file."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield number, ValueError(_not_utf8(error))
+                continue
             if not line.strip():
                 continue
             try:
@@ -42,9 +57,20 @@ def _lines(path: Path) -> Iterator[tuple[int, Any]]:
                 yield number, ValueError(f"not JSON ({error.msg} at column {error.colno})")
 
 
+def _check_utf8(path: Path) -> None:
+    """A CSV file that is not UTF-8 stops here, naming the first line that is not."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(f"{path}, line {number}: {_not_utf8(error)}") from None
+
+
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, row) of a CSV file with a header; the line is where the row starts."""
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+    _check_utf8(path)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or "id" not in reader.fieldnames:
             raise ValueError(f"{path}: a CSV of records needs a header with an `id` column (and title, abstract, text)")
@@ -72,6 +98,11 @@ def _record(value: Any) -> dict[str, str]:
         record[column] = item
     if not record["id"].strip():
         raise ValueError("no `id`")
+    if (length := sum(len(record[column]) for column in COLUMNS)) > MAX_RECORD_CHARS:
+        raise ValueError(
+            f"record {record['id']!r} holds {length:,} characters of text, over the {MAX_RECORD_CHARS:,} one record "
+            "may hold; leave its full text out or split it"
+        )
     return record
 
 

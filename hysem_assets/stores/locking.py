@@ -10,6 +10,7 @@ for it; servers (Neo4j, Qdrant) need no lock and take none. The one opener of bo
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -40,6 +41,30 @@ def lock_holder(store: Path) -> ProcessOwner | None:
     return None
 
 
+#: What to do about a store whose lock file was deleted under its holder.
+ORPHANED = "whose lock file was deleted while it held it; wait for that process to end (or stop it), then run again"
+
+
+def orphaned_holder(store: Path) -> ProcessOwner | None:
+    """The live process on this machine that took ``store``'s lock last and still holds the lock file after
+    it was deleted: the store is then open there while its lock looks free to everyone else."""
+    owner = ProcessOwner.read(owner_path(store))
+    if owner is None or owner.pid == os.getpid() or owner.state() != "alive":
+        return None
+    deleted = f"{lock_path(store)} (deleted)"
+    try:
+        descriptors = list(Path(f"/proc/{owner.pid}/fd").iterdir())
+    except OSError:  # no /proc here, or not allowed to look: nothing to tell
+        return None
+    for descriptor in descriptors:
+        try:
+            if os.readlink(descriptor) == deleted:
+                return owner
+        except OSError:
+            continue
+    return None
+
+
 def _record_owner(store: Path) -> None:
     try:
         ProcessOwner.current().write(owner_path(store))
@@ -58,8 +83,6 @@ def acquire_store_lock(store: Path, *, timeout: float, what: str) -> FileLock:
     lock = FileLock(path, thread_local=False)
     try:
         lock.acquire(timeout=0)
-        _record_owner(store)
-        return lock
     except Timeout:
         holder = ProcessOwner.read(owner_path(store))
         log.warning(
@@ -69,12 +92,21 @@ def acquire_store_lock(store: Path, *, timeout: float, what: str) -> FileLock:
             timeout,
             f" (held by {holder.describe()})" if holder else "",
         )
-    try:
-        lock.acquire(timeout=timeout)
-    except Timeout as exc:
-        raise TimeoutError(
-            f"{what} {store} was still open in another process after {timeout:.0f} s. "
-            f"Raise lock_timeout_s in the profile, or use a server for concurrent access."
-        ) from exc
+        try:
+            lock.acquire(timeout=timeout)
+        except Timeout as exc:
+            raise TimeoutError(
+                f"{what} {store} was still open in another process after {timeout:.0f} s. "
+                f"Raise lock_timeout_s in the profile, or use a server for concurrent access."
+            ) from exc
+    return _held(lock, store, what)
+
+
+def _held(lock: FileLock, store: Path, what: str) -> FileLock:
+    """``lock``, taken, once no process still holds the store under a deleted lock file; this process is
+    recorded as its owner."""
+    if (holder := orphaned_holder(store)) is not None:
+        lock.release()
+        raise TimeoutError(f"{what} {store} is open in {holder.describe()}, {ORPHANED}")
     _record_owner(store)
     return lock

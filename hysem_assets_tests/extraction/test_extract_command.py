@@ -115,3 +115,26 @@ def test_a_csv_without_ids_is_refused_in_one_line(tmp_path: Path) -> None:
     source.write_text("title,abstract\nA,B\n")
     result = CliRunner().invoke(main, ["extract", str(source), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code != 0 and "`id` column" in result.output
+
+
+def test_text_that_is_not_utf8_is_named_by_its_line_and_nothing_else_is_lost(tmp_path: Path) -> None:
+    source, output = tmp_path / "records.jsonl", tmp_path / "out.jsonl"
+    latin1 = json.dumps({"id": "fr", "title": "Gingembre et nausée"}, ensure_ascii=False).encode("latin-1")
+    source.write_bytes(json.dumps(TRIAL).encode() + b"\n" + latin1 + b"\n")
+    result = CliRunner().invoke(main, ["extract", str(source), "-o", str(output)])
+    assert result.exit_code == 1
+    assert f"{source}, line 2: not UTF-8 text (byte 0xE9 at byte 41); save the file as UTF-8" in result.stderr
+    assert [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()] == ["trial-1"]
+
+    table = tmp_path / "records.csv"
+    table.write_bytes(b"id,title\ntrial-1,Ginger\nfr,Gingembre et naus\xe9e\n")
+    refused = CliRunner().invoke(main, ["extract", str(table), "-o", str(tmp_path / "csv.jsonl")])
+    assert refused.exit_code == 1 and not (tmp_path / "csv.jsonl").exists()
+    assert f"Error: {table}, line 3: not UTF-8 text (byte 0xE9 at byte 21)" in refused.output
+
+
+def test_a_record_longer_than_any_article_is_left_out_with_its_size(tmp_path: Path) -> None:
+    huge = json.dumps({"id": "huge", "title": "A", "text": "word " * 400_001})
+    rows, stderr = run(tmp_path, [json.dumps(TRIAL), huge], exit_code=1)
+    assert "line 2: record 'huge' holds 2,000,010 characters of text, over the 2,000,000 one record may hold" in stderr
+    assert [row["id"] for row in rows] == ["trial-1"]

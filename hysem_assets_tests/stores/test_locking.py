@@ -10,15 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from dagster import DagsterInstance, materialize
 
-from hysem_assets.cli import SAMPLE_QUERY
+from hysem_assets.cli import SAMPLE_QUERY, main
 from hysem_assets.definitions import defs
 from hysem_assets.defs.knowledge import report_assets
 from hysem_assets.stores.chunks import DamagedStoreError, VectorStoreError
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets.stores.locking import lock_path
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 #: Opens the store, says so, closes it when a line arrives on stdin, then waits for EOF.
@@ -28,6 +30,7 @@ from pathlib import Path
 from hysem_assets.stores.graph_schema import graph_schema
 from hysem_assets.settings.protocols import load_protocols
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
+from hysem_assets.stores.locking import lock_path
 from hysem_assets.stores.edge_chunks import EdgeChunkStore
 kind, path = sys.argv[1], Path(sys.argv[2])
 if kind == "graph":
@@ -152,3 +155,24 @@ def test_a_shard_open_elsewhere_whose_lock_file_was_removed_is_busy_not_damaged(
         assert not isinstance(error.value, DamagedStoreError)  # doctor --fix must not rebuild it under its holder
     finally:
         holder.communicate("\n")
+
+
+def test_a_graph_open_elsewhere_whose_lock_file_was_deleted_is_named_and_not_opened_twice(
+    isolated_home: Path,
+) -> None:
+    store = isolated_home / "graph" / "kg.lbug"
+    store.parent.mkdir(parents=True)
+    holder = _holder("graph", store)
+    try:
+        lock_path(store).unlink()  # the lock now looks free: a second opener would get in
+        with pytest.raises(GraphStoreError, match="whose lock file was deleted while it held it; wait for that"):
+            LadybugGraphStore(store, lock_timeout=0)
+        doctor = CliRunner().invoke(main, ["doctor"])
+        assert doctor.exit_code == 1
+        assert (
+            f"! store lock   graph store {store}: open in " in doctor.output and f"pid {holder.pid} on" in doctor.output
+        )
+        assert "Error: 1 problem(s) --fix cannot fix: store lock (see above)." in doctor.output
+    finally:
+        holder.communicate("\n")
+    assert CliRunner().invoke(main, ["doctor"]).exit_code == 0  # ended, its lock went with it
