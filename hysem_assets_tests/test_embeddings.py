@@ -3,6 +3,9 @@ ONNX backends (torch's vectors, in input order, from a file exported once)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -95,6 +98,28 @@ def test_onnx_export_is_written_once_and_reused(onnx_home: Path, monkeypatch: py
     again = Encoder(backend="onnx-int8").encode(["ozone exposure"])
     np.testing.assert_allclose(again, first, atol=1e-6)
     assert {path.name: path.stat().st_mtime_ns for path in folder.glob("*.onnx")} == files
+
+
+def test_an_export_damaged_in_place_is_exported_again(
+    onnx_home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Vectors are cached under the source model's fingerprint, so an exported file must be the one exported."""
+    monkeypatch.setenv("HYSEM_HOME", str(onnx_home))
+    monkeypatch.delenv("HYSEM_MODELS_DIR")
+    target = onnx_encoder.exported(packaged_model_path(), "onnx-int8")
+    recorded = json.loads((target.parent / "source.json").read_text())["files"]
+    assert recorded == {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in target.parent.glob("*.onnx")
+    }
+    original = target.read_bytes()
+    middle = len(original) // 2
+    target.write_bytes(
+        original[:middle] + bytes(b ^ 0xFF for b in original[middle : middle + 64]) + original[middle + 64 :]
+    )
+    with caplog.at_level(logging.WARNING, logger=onnx_encoder.__name__):
+        assert onnx_encoder.exported(packaged_model_path(), "onnx-int8") == target
+    assert f"{target} is not the file source.json records as exported there" in caplog.text
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == recorded[target.name]
 
 
 def test_backends_are_checked_when_the_encoder_is_made(tmp_path: Path) -> None:

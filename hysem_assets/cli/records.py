@@ -78,7 +78,8 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
     JSON object per record: ``id``, each field's value, ``evidence`` (per field: each value's
     sentence and character offsets in the text read), ``status`` and ``error``. A line that
     cannot be read is reported with its number and skipped; the others are still written, and
-    the exit status is 1 so a pipeline notices the records left out.
+    the exit status is 1 so a pipeline notices the records left out. When every record failed
+    (a refused key, a model server down) the exit status is 1 too, with the first reasons.
     """
     from hysem_assets.extraction.records_file import RecordsFileError, extract_file
 
@@ -96,6 +97,8 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
         f"{done.records:,} records extracted with {protocol.name} ({done.statuses}); {skipped}; wrote {output}",
         err=True,
     )
+    if done.all_failed:
+        raise click.ClickException(f"{input_path}: {done.all_failed}; each record's reason is in {output}")
     if done.problems:
         raise click.ClickException(f"{skipped} (see the warnings above); the other records are in {output}")
 

@@ -17,7 +17,10 @@ from hysem_assets.screening.reviewing import ScreeningError, export_query_decisi
 @click.group(invoke_without_command=True)
 @click.option("--query", "slug", help="Query slug (partition) whose works to screen on a local page.")
 @click.option(
-    "--host", default="127.0.0.1", show_default=True, help="Address the page is served on (no login: keep it local)."
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address the page is served on; beyond loopback, every request must carry the token printed at start.",
 )
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port; 0: any free one.")
 @click.option("--open/--no-open", "open_browser", default=True, show_default=True, help="Open the page in a browser.")
@@ -33,12 +36,19 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
         return
     if slug is None:
         raise click.UsageError("name the query to screen: hysem screen --query QUERY (or a subcommand)")
-    from hysem_assets.screening.web import serve
+    from hysem_assets.screening.web import is_loopback, serve
 
     try:
         page = screening_page(slug, say=lambda line: click.echo(line, err=True))
     except ScreeningError as exc:
         raise click.ClickException(str(exc)) from None
+
+    if not is_loopback(host):
+        click.echo(
+            f"Warning: serving on {host}, beyond this machine: anyone who can reach it could screen; the page "
+            "answers only requests carrying the token in the URL below, so share that URL with care",
+            err=True,
+        )
 
     def ready(url: str) -> None:
         click.echo(f"Screening {slug!r} at {url} (Ctrl+C stops; every decision is saved as it is made)", err=True)
@@ -87,10 +97,21 @@ def screen_export(path: Path, slug: str) -> None:
 @click.option("--prior-excluded", default=1, show_default=True, type=click.IntRange(min=1), help="Excluded priors.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the priors' draw.")
 @click.option("--json", "as_json", is_flag=True, help="The measures and the screening order as JSON.")
-def screen_simulate(dataset: Path, prior_included: int, prior_excluded: int, seed: int, as_json: bool) -> None:
+@click.option(
+    "--progress-every",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds between progress lines on stderr; 0: one per record screened.",
+)
+def screen_simulate(
+    dataset: Path, prior_included: int, prior_excluded: int, seed: int, as_json: bool, progress_every: float
+) -> None:
     """Screen DATASET, a labelled review in ASReview's CSV layout (record_id, title, abstract,
     label_included), with hysem's ranker, the recorded decisions answering; print WSS@95 and
-    the recall after 10% of the records are screened."""
+    the recall after 10% of the records are screened. It stops once both are known, and says
+    on stderr how far it is."""
+    from hysem_assets.core.progress import Progress
     from hysem_assets.screening.simulation import DatasetError, draw_priors, read_dataset, simulate_review
 
     try:
@@ -98,7 +119,14 @@ def screen_simulate(dataset: Path, prior_included: int, prior_excluded: int, see
         priors = draw_priors(frame["label_included"].to_numpy(), prior_included, prior_excluded, seed)
     except DatasetError as exc:
         raise click.ClickException(str(exc)) from exc
-    result = simulate_review(frame, priors)
+    click.echo(
+        f"Simulating {len(frame):,} records: featurizing, then screening until both measures are known", err=True
+    )
+    progress = Progress(_Stderr(), "screened", unit="records", interval_s=progress_every)
+    try:
+        result = simulate_review(frame, priors, progress=progress)
+    finally:
+        progress.close()
     measures = {
         "records": len(frame),
         "included": int(frame["label_included"].sum()),
@@ -115,6 +143,13 @@ def screen_simulate(dataset: Path, prior_included: int, prior_excluded: int, see
         f"{', '.join(measures['priors'])}\nWSS@95 {measures['wss@95']:.3f}, recall after 10% screened "
         f"{measures['recall@10%']:.3f}"
     )
+
+
+class _Stderr:
+    """Progress lines on stderr, where click sends them (the results go to stdout)."""
+
+    def info(self, line: str) -> None:
+        click.echo(line, err=True)
 
 
 COMMANDS = (screen,)

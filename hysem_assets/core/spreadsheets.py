@@ -5,7 +5,12 @@ CSV and XLSX files in Excel or LibreOffice, which evaluate a cell that begins wi
 ``+``, ``-`` or ``@`` (also after a tab or carriage return they drop). As OWASP recommends
 for CSV injection, such a text value is written with a leading apostrophe; XLSX cells are
 typed as strings, so the value stays exactly as the source gave it. Numbers, and texts that
-are plain numbers ("-0.5"), are left as they are.
+are plain numbers ("-0.5"), are left as they are. A text that already starts with apostrophes
+before such a value gets one more, so :func:`restored` gives back exactly what was written
+and a file hysem exported reads back as the values it came from.
+
+Every CSV, TSV and XLSX file hysem writes goes through this module (a test holds the package
+to it), so no writer can leave a value live.
 """
 
 from __future__ import annotations
@@ -15,17 +20,31 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
+from openpyxl.styles import Alignment, Font
 
 #: What a spreadsheet reads as the start of a formula, after any tabs, returns or spaces it drops.
 _FORMULA = re.compile(r"^[\t\r\n ]*[=+\-@]|^[\t\r]")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:[.,]\d+)*|\.\d+)(?:[eE][+-]?\d+)?%?$")
+#: Widest column of a spreadsheet, in characters; longer text wraps.
+_MAX_WIDTH = 60
+
+
+def _marked(text: str) -> bool:
+    """Whether :func:`inert` prefixes ``text``: a formula, or apostrophes before one."""
+    bare = text.lstrip("'")
+    return bool(_FORMULA.match(bare)) and not _PLAIN_NUMBER.match(bare.strip())
 
 
 def inert(value: Any) -> Any:
     """``value`` as a spreadsheet must store it: a text a spreadsheet would evaluate gets a leading apostrophe."""
-    if isinstance(value, str) and _FORMULA.match(value) and not _PLAIN_NUMBER.match(value.strip()):
-        return "'" + value
+    return "'" + value if isinstance(value, str) and _marked(value) else value
+
+
+def restored(value: Any) -> Any:
+    """The value :func:`inert` made ``value`` from: a file hysem wrote reads back as its values."""
+    if isinstance(value, str) and value.startswith("'") and _marked(value[1:]):
+        return value[1:]
     return value
 
 
@@ -47,6 +66,27 @@ def csv_text(frame: pd.DataFrame, sep: str = ",") -> str:
 def write_csv(frame: pd.DataFrame, path: Path, sep: str = ",") -> None:
     """Write ``frame`` to ``path`` as CSV (or TSV) with inert cells."""
     path.write_text(csv_text(frame, sep), encoding="utf-8", newline="")
+
+
+def write_xlsx(frame: pd.DataFrame, path: Path, sheet: str) -> None:
+    """``frame`` as a spreadsheet a reviewer can read: bold frozen header, filters, widths fitted
+    to the content (at most ``_MAX_WIDTH``) and wrapped text; no cell is a formula."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_excel(path, sheet_name=sheet, index=False, engine="openpyxl")
+    workbook = load_workbook(path)
+    strings_not_formulas(workbook)
+    worksheet = workbook[sheet]
+    worksheet.freeze_panes = "A2"
+    worksheet.auto_filter.ref = worksheet.dimensions
+    for cell in worksheet[1]:
+        cell.font = Font(bold=True)
+    for index, column in enumerate(frame.columns, start=1):
+        longest = max([len(str(column)), *(len(str(v)) for v in frame[column].tolist())])
+        letter = worksheet.cell(row=1, column=index).column_letter
+        worksheet.column_dimensions[letter].width = min(longest + 2, _MAX_WIDTH)
+        for (cell,) in worksheet.iter_rows(min_row=2, min_col=index, max_col=index):
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    workbook.save(path)
 
 
 def strings_not_formulas(workbook: Workbook) -> None:

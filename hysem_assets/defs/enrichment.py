@@ -6,9 +6,9 @@ import time
 from typing import Any
 
 import pandas as pd
-from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
+from dagster import AssetCheckResult, AssetCheckSpec, AssetExecutionContext, AssetIn, MetadataValue, Output, asset
 
-from hysem_assets.core.empty import NO_RECORDS, empty_note, typed_when_empty
+from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check, typed_when_empty
 from hysem_assets.core.progress import Progress
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
@@ -19,7 +19,7 @@ from hysem_assets.extraction.backends import build_backend as build_extraction_b
 from hysem_assets.extraction.chunking import TOKENIZER_NAME
 from hysem_assets.extraction.documents import EXTRACTION_RUN_COLUMNS, Document
 from hysem_assets.extraction.reuse import reader_of, reuse_or_extract
-from hysem_assets.extraction.rows import documents_to_extract, extracted_rows
+from hysem_assets.extraction.rows import all_failed, documents_to_extract, extracted_rows
 from hysem_assets.llm.registry import build_backend
 from hysem_assets.screening.outcome import screened_in
 from hysem_assets.settings.backends import answer_settings
@@ -47,6 +47,10 @@ RUN_DTYPES = {
 }
 
 
+#: The blocking check of ``extracted_fields``: a run in which every work failed is no result.
+EXTRACTED_CHECK = "not_every_work_failed"
+
+
 def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
     """One Parquet type per field column: lists and records as JSON text, numbers as nullable numbers."""
     table = table.copy()
@@ -67,6 +71,15 @@ def typed_columns(table: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
     ins={"deduped_corpus": AssetIn(), "screening": AssetIn(), "parsed_docs": AssetIn()},
     pool="gpu",
     op_tags=gpu_step_tags("extracted_fields"),
+    check_specs=[
+        AssetCheckSpec(
+            EXTRACTED_CHECK,
+            asset="extracted_fields",
+            blocking=True,
+            description="Not every work failed extraction: when all did (a refused key, a model server down), the "
+            "run fails with the first reasons instead of passing a table of errors downstream.",
+        )
+    ],
     description=(
         "The fields of the query's review protocol (config/protocols) per work that screening lets through, each value with its evidence "
         "sentence, extracted chunk by chunk with the record merged so far in context and validated with pydantic; "
@@ -82,7 +95,7 @@ def extracted_fields(
     deduped_corpus: pd.DataFrame,
     screening: pd.DataFrame,
     parsed_docs: pd.DataFrame,
-) -> Output[pd.DataFrame]:
+):
     settings = field_extractor.settings
     works = screened_in(deduped_corpus, screening)
     protocol = review_config.protocol(context.partition_key)
@@ -124,7 +137,7 @@ def extracted_fields(
     filled = {
         name: int(table[name].map(lambda v: not pd.isna(v) and v not in ("", "[]")).sum()) for name in field_names
     }
-    return Output(
+    yield Output(
         table,
         metadata={
             "dagster/row_count": len(table),
@@ -139,6 +152,13 @@ def extracted_fields(
             "filled_per_field": MetadataValue.json(filled),
             "preview": table_preview(table, ["cluster_id", "text_source", *field_names[:3]], rows=8),
         },
+    )
+    failed = all_failed(table[["status", "error"]].to_dict("records"))
+    yield AssetCheckResult(
+        check_name=EXTRACTED_CHECK,
+        passed=failed is None,
+        description=failed or nothing_to_check(len(table)),
+        metadata={"works": len(table), "failed": int((table["status"] == "error").sum())},
     )
 
 

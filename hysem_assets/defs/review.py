@@ -19,12 +19,12 @@ from dagster import (
 )
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
-from hysem_assets.core.spreadsheets import write_csv
+from hysem_assets.core.spreadsheets import write_csv, write_xlsx
 from hysem_assets.defs.metadata import latest_metadata, table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
-from hysem_assets.review.evidence import field_columns, write_xlsx
+from hysem_assets.review.evidence import field_columns
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
 from hysem_assets.review.updates import history_frame, review_state, update_row
 from hysem_assets.settings.environment import asset_file, review_dir
@@ -136,7 +136,7 @@ def evidence_table(
     folder = review_dir(context.partition_key)
     folder.mkdir(parents=True, exist_ok=True)
     write_csv(table, folder / "evidence_table.csv")
-    write_xlsx(table, folder / "evidence_table.xlsx")
+    write_xlsx(table, folder / "evidence_table.xlsx", "Evidence")
     fields = field_columns(extracted_fields)
     context.log.info(f"Evidence table: {len(table):,} included studies, {len(fields)} extracted fields")
     return Output(

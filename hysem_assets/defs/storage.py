@@ -1,8 +1,10 @@
 """Asset storage: one Parquet file per asset and partition under ``$HYSEM_HOME/assets``.
 
-Files are written and read through :mod:`hysem_assets.stores.tables` (atomic writes; a damaged
-file named with the command that repairs it). Each materialization records the file's
-columns (``dagster/column_schema``) beside its row count.
+Files are written and read through :mod:`hysem_assets.stores.tables`: atomic writes, each with a
+record of its rows, columns and bytes beside it, checked on every load, so a downstream asset
+never runs on a truncated or replaced file (its step fails naming the asset, the partition and
+``hysem doctor --fix``). Each materialization also records the file's columns
+(``dagster/column_schema``) beside its row count.
 """
 
 from __future__ import annotations

@@ -86,11 +86,17 @@ class Encoder:
         self.encoded = 0
 
     @property
+    def content(self) -> str:
+        """16 hex of the model folder's content hash (empty for a hub name): part of every key of a cache of
+        values this model computed, so changed weights never meet the values of others."""
+        folder = Path(self.location)
+        return onnx_encoder.fingerprint(str(folder))[:16] if folder.is_dir() else ""
+
+    @property
     def cache_space(self) -> str:
         """Where this encoder's vectors live in a cache: model name, the folder's content hash, backend."""
-        folder = Path(self.location)
-        content = f"@{onnx_encoder.fingerprint(str(folder))[:16]}" if folder.is_dir() else ""
-        return f"{self.name}{content}/{self.backend}"
+        content = self.content
+        return f"{self.name}{f'@{content}' if content else ''}/{self.backend}"
 
     @property
     def model(self) -> SentenceTransformer:

@@ -13,8 +13,11 @@ layer's activations stay in the core's cache, one call per core at a time.
 Files live in ``$HYSEM_HOME/models/<name>-<hash of the model files>/`` (under
 ``$HYSEM_MODELS_DIR`` when set, which several homes can share): a changed model is a new
 folder, and nothing is fetched from a hub. Exports are written to a temporary name and
-renamed, under a file lock, so concurrent steps export once and never read half a file. A
-process keeps one session per model file, whatever ``HYSEM_HOME`` later says.
+renamed, under a file lock, so concurrent steps export once and never read half a file.
+``source.json`` beside them records each file's sha256, checked once per process: a file
+changed since (damaged in place, even at its size) is exported again, so no vector a cache
+keeps under the model's fingerprint comes from other weights. A process keeps one session per
+model file, whatever ``HYSEM_HOME`` later says.
 
 It covers the models :func:`hysem_assets.embedding.bert_numpy.supported` accepts (BERT, mean pooling,
 normalised), the pooling it bakes into the graph.
@@ -38,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tokenizers import Tokenizer
 
+from hysem_assets.core.atomic import write_json
+from hysem_assets.core.filehash import Stamp, add_file, file_sha256, stamp
 from hysem_assets.embedding import bert_numpy
 from hysem_assets.embedding.minilm import MODEL_NAME, packaged_model_path
 from hysem_assets.settings.environment import models_dir, omp_threads
@@ -53,6 +58,7 @@ OPSET = 17
 TOKENS_PER_BATCH = 256
 _SESSIONS: dict[tuple[str, str], InferenceSession] = {}
 _SESSIONS_LOCK = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 def _model_files(folder: Path) -> list[Path]:
@@ -65,15 +71,19 @@ def _model_files(folder: Path) -> list[Path]:
     )
 
 
-@lru_cache(maxsize=8)
 def fingerprint(folder: str) -> str:
-    """sha256 of a model folder's files (names and bytes): what its vectors depend on."""
+    """sha256 of a model folder's files (names and bytes): what its vectors depend on. Hashed once per process
+    for each version of the files, so weights changed on disk, even at their size, get a fingerprint of their own."""
+    files = _model_files(Path(folder))
+    return _fingerprint(folder, tuple(stamp(path) for path in files))
+
+
+@lru_cache(maxsize=8)
+def _fingerprint(folder: str, versions: tuple[Stamp | None, ...]) -> str:
     root, digest = Path(folder), hashlib.sha256()
     for path in _model_files(root):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        add_file(digest, path)
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -179,13 +189,22 @@ def quantize_int8(source: Path, target: Path, reduce_range: bool = True) -> None
         quantized.unlink(missing_ok=True)
 
 
+def _intact(path: Path) -> bool:
+    """Whether ``path`` is the file its export wrote: its sha256 is the one ``source.json`` beside it records."""
+    try:
+        recorded = json.loads((path.parent / "source.json").read_text()).get("files", {})
+    except (OSError, ValueError):
+        recorded = {}  # no export finished here, or one of an older hysem, which recorded no hashes
+    return path.is_file() and recorded.get(path.name) == file_sha256(path)
+
+
 def exported(folder: Path, variant: str) -> Path:
-    """The ONNX file of ``folder`` for a backend in :data:`VARIANTS`, exported now if missing."""
+    """The ONNX file of ``folder`` for a backend in :data:`VARIANTS`, exported now if missing or changed since."""
     from filelock import FileLock
 
     directory = model_dir(folder)
     target = directory / VARIANTS[variant]
-    if target.is_file():
+    if _intact(target):
         return target
     directory.mkdir(parents=True, exist_ok=True)
     with FileLock(directory / ".export.lock"):
@@ -193,13 +212,18 @@ def exported(folder: Path, variant: str) -> Path:
         for leftover in [*directory.glob(".*.tmp"), *directory.glob("*-inferred.onnx")]:
             leftover.unlink(missing_ok=True)
         fp32 = directory / VARIANTS["onnx"]
-        if not fp32.is_file():
-            _export_fp32(folder, fp32)
-        if not target.is_file():
-            quantize_int8(fp32, target)
-        (directory / "source.json").write_text(
-            json.dumps({"model": str(folder), "fingerprint": fingerprint(str(folder))}, indent=1) + "\n"
-        )
+        if not _intact(target):
+            for path in dict.fromkeys([fp32, target]):
+                if path.is_file() and not _intact(path):
+                    log.warning("%s is not the file source.json records as exported there; exporting it again", path)
+                    path.unlink()
+            if not fp32.is_file():
+                _export_fp32(folder, fp32)
+            if not target.is_file():
+                quantize_int8(fp32, target)
+            files = {name: file_sha256(directory / name) for name in VARIANTS.values() if (directory / name).is_file()}
+            source = {"model": str(folder), "fingerprint": fingerprint(str(folder)), "files": files}
+            write_json(directory / "source.json", source)
     return target
 
 

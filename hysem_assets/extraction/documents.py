@@ -3,11 +3,11 @@
 Each document is split into token chunks read in order; every prompt carries the record
 merged from the chunks before it, so the model can keep spellings consistent and refine
 rather than repeat. Chunks of one document are therefore sequential, while documents run
-concurrently up to a bound. Every answer is validated; an invalid one is sent back with
-the reason and retried, and a document whose chunk stays invalid (or whose backend
-fails) keeps its row with status ``error`` and the reason. The cache keeps invalid
-answers and the corrections that followed alike, so a re-run replays the same exchange
-without a request.
+concurrently up to a bound. Every answer is validated against the response schema
+(extra keys, missing keys and wrong types are all invalid, never empty fields); an invalid
+one is sent back with the reason and retried, and a document whose chunk stays invalid
+(or whose backend fails) keeps its row with status ``error`` and the reason. The cache
+keeps only valid answers, so a re-run asks again where the server answered wrongly.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from hysem_assets.extraction.chunking import chunk_text
 from hysem_assets.extraction.merge import merge_records
 from hysem_assets.extraction.prompts import correction_message, extraction_messages
 from hysem_assets.llm.backend import LLMBackend
-from hysem_assets.llm.completion import Completion, LLMError, Message, TokenUsage, UnreadableText
+from hysem_assets.llm.completion import LLMError, Message, TokenUsage, UnreadableText
+from hysem_assets.llm.validation import MAX_PROBLEMS, not_json_reason
 from hysem_assets.settings.backends import GenerationParams
 from hysem_assets.settings.fields import FieldSpec, empty_record, record_model, response_schema
 
@@ -76,19 +77,11 @@ class ExtractionResult:
         }
 
 
-def _invalid_reason(completion: Completion, error: ValidationError | None) -> str:
-    if error is None:
-        truncated = (
-            " (generation stopped at max_tokens; raise params.max_tokens)"
-            if completion.finish_reason == "length"
-            else ""
-        )
-        return f"not a JSON object{truncated}: {completion.text[:200]!r}"
-    problems = [
+def _model_problems(error: ValidationError) -> str:
+    return "; ".join(
         f"{'.'.join(str(part) for part in problem['loc']) or 'answer'}: {problem['msg']}"
-        for problem in error.errors()[:5]
-    ]
-    return "; ".join(problems)
+        for problem in error.errors()[:MAX_PROBLEMS]
+    )
 
 
 async def _valid_answer(
@@ -100,18 +93,22 @@ async def _valid_answer(
     max_attempts: int,
     usage: TokenUsage,
 ) -> dict[str, Any]:
-    """One validated answer, sending each invalid one back with its reason; LLMError when attempts run out."""
+    """One validated answer, sending each invalid one back with its reason; LLMError when attempts run out.
+
+    The backend checked the answer against ``schema`` (``invalid`` says why it fails);
+    ``model`` then reads a valid one into the record's values.
+    """
     reason = ""
     for _ in range(max_attempts):
         completion = await backend.complete(messages, schema=schema, params=params)
         usage.add(completion)
-        error = None
-        if completion.parsed_json is not None:
+        if completion.invalid is None and completion.parsed_json is not None:
             try:
                 return model.model_validate(completion.parsed_json).model_dump()
             except ValidationError as exc:
-                error = exc
-        reason = _invalid_reason(completion, error)
+                reason = _model_problems(exc)
+        else:
+            reason = completion.invalid or not_json_reason(completion)
         messages = [*messages, {"role": "assistant", "content": completion.text}, correction_message(reason)]
     raise LLMError(f"invalid output after {max_attempts} attempts: {reason}")
 

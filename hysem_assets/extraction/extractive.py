@@ -96,6 +96,9 @@ def rule_for(field: ProtocolField) -> Method:
 class ExtractiveBackend:
     """Implements :class:`~hysem_assets.llm.backend.LLMBackend` for schema-constrained requests of one protocol."""
 
+    #: In this process: no server takes part in cache keys.
+    server = ""
+
     def __init__(
         self,
         protocol: Protocol,
@@ -125,15 +128,15 @@ class ExtractiveBackend:
         self.tagger = pico_tagger.load() if any(spec.method for spec in protocol.fields) else None
         self.tagger_budget = tagger_budget
         tagger_version = f"+tagger@{self.tagger.version}" if self.tagger else ""
-        self._model_id = (
-            f"extractive/{Path(self.encoder.name).name}{tagger_version}@{protocol.fingerprint}/{fingerprint}"
-        )
+        embedder = f"{Path(self.encoder.name).name}@{self.encoder.content}"  # the weights' hash, not their name
+        self._model_id = f"extractive/{embedder}{tagger_version}@{protocol.fingerprint}/{fingerprint}"
         self._lock = threading.Lock()
         self._shared_vectors: dict[str, Any] = {}  # descriptions and short phrases, across readings
 
     @property
     def model(self) -> str:
-        """Names the method, the protocol's fingerprint and a hash of the settings: edits invalidate the cache."""
+        """Names the method, the hashes of the model files it runs, the protocol's fingerprint and a hash of the
+        settings: edits and other weights invalidate the cache."""
         return self._model_id
 
     async def complete(

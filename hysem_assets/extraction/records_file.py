@@ -20,7 +20,7 @@ import pandas as pd
 from hysem_assets.core.progress import Progress
 from hysem_assets.extraction.backends import build_backend
 from hysem_assets.extraction.inputs import Problem, read_records
-from hysem_assets.extraction.rows import documents_to_extract, extracted_rows
+from hysem_assets.extraction.rows import all_failed, documents_to_extract, extracted_rows
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.profile import load_settings
 from hysem_assets.settings.protocols import Protocol
@@ -32,11 +32,13 @@ class RecordsFileError(ValueError):
 
 @dataclass(frozen=True)
 class FileExtraction:
-    """What one file gave: records extracted, their statuses, and the lines that could not be read."""
+    """What one file gave: records extracted, their statuses, the lines that could not be read, and the
+    first reasons when every record failed (:func:`~hysem_assets.extraction.rows.all_failed`)."""
 
     records: int
     statuses: dict[str, int]
     problems: list[Problem]
+    all_failed: str | None = None
 
 
 def _progress_log() -> logging.Logger:
@@ -81,4 +83,4 @@ def extract_file(input_path: Path, protocol: Protocol, output: Path, warn: Calla
             result |= {"evidence": json.loads(row["evidence"]), "status": row["status"], "error": row["error"]}
             handle.write(json.dumps(result, ensure_ascii=False) + "\n")
     statuses = pd.Series([row["status"] for row in rows], dtype="object").value_counts().to_dict()
-    return FileExtraction(len(rows), statuses, problems)
+    return FileExtraction(len(rows), statuses, problems, all_failed(rows, "records"))

@@ -7,7 +7,7 @@ value extracted either way is the same value with the same evidence.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -72,3 +72,16 @@ def extracted_rows(
         )
         rows.append({**result.as_row(), **values, "evidence": json.dumps(evidence, ensure_ascii=False)})
     return rows
+
+
+def all_failed(rows: Sequence[Mapping[str, Any]], what: str = "works", shown: int = 3) -> str | None:
+    """One line with the first distinct reasons when every row (one of ``what``) failed, else None.
+
+    Some works failing is their own matter (each row keeps its reason); every work failing is the
+    run's (a refused key, a model server down), and a table of errors must not pass for a result.
+    """
+    if not rows or any(row["status"] != "error" for row in rows):
+        return None
+    reasons = list(dict.fromkeys(" ".join(str(row["error"]).split()) for row in rows))
+    more = f" (and {len(reasons) - shown:,} more)" if len(reasons) > shown else ""
+    return f"all {len(rows):,} {what} failed extraction; first reasons: {' | '.join(reasons[:shown])}{more}"

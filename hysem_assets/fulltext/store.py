@@ -20,13 +20,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import BinaryIO
 
+from hysem_assets.core.filehash import file_sha256
 from hysem_assets.fulltext.outcome import Location, PdfOutcome
 
 #: Suffix of files still being written; whatever carries it is never a finished download.
 PARTIAL_SUFFIX = ".part"
 #: The reason of a row whose PDF an earlier run saved (and ``pdfs`` counts as reused).
 REUSED = "reused the copy downloaded earlier"
-_CHUNK = 1 << 20
 
 
 def doi_digest(doi: str) -> str:
@@ -42,14 +42,6 @@ def pdf_path(downloads_dir: Path, doi: str) -> Path:
 
 def provenance_path(pdf: Path) -> Path:
     return pdf.with_suffix(".json")
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 class PartialFile:

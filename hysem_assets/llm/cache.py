@@ -13,20 +13,28 @@ from hysem_assets.llm.completion import Completion, Message
 
 
 def cache_key(
-    model: str, messages: Sequence[Message], schema: Mapping[str, Any] | None, params: Mapping[str, Any]
+    model: str,
+    messages: Sequence[Message],
+    schema: Mapping[str, Any] | None,
+    params: Mapping[str, Any],
+    *,
+    server: str = "",
 ) -> str:
-    """SHA-256 of the canonical JSON of (model, messages, schema, parameters).
+    """SHA-256 of the canonical JSON of (server, model, messages, schema, parameters).
 
     Keys sorted and separators fixed, so equal requests hash equally whatever order their
-    dicts were built in. Nothing secret (API keys, URLs) takes part.
+    dicts were built in. ``server`` is the model server's URL with secrets masked, so another
+    server asks anew while a rotated key does not; a model in this process has none.
     """
     payload = {"model": model, "messages": list(messages), "schema": schema, "params": dict(params)}
+    if server:
+        payload["server"] = server
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 class ResponseCache:
-    """One JSON file per answer under ``directory/<2 hex>/<key>.json``, written atomically.
+    """One JSON file per valid answer under ``directory/<2 hex>/<key>.json``, written atomically.
 
     Files rather than a database: concurrent runs (Dagster steps in separate processes)
     can share a cache without locks, since a rename either lands whole or not at all.

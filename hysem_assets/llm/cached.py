@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.cache import ResponseCache, cache_key
-from hysem_assets.llm.completion import Completion, Message, TokenUsage, parse_json_text
+from hysem_assets.llm.completion import Completion, Message, TokenUsage
+from hysem_assets.llm.validation import checked
 from hysem_assets.settings.backends import GenerationParams
 
 
@@ -17,8 +17,10 @@ class CachedBackend:
     """Wraps any :class:`LLMBackend`; itself one, so callers never see the difference.
 
     A cached answer is returned without touching the backend (zero requests); a fresh one
-    is stored before it is returned. ``usage`` meters this object's lifetime: tokens of
-    fresh answers and the number of answers replayed from cache.
+    is checked against the request's schema and stored before it is returned only when it
+    satisfies it: an invalid answer comes back with ``invalid`` set and is asked anew next
+    time, so a fixed server is never shown its old mistakes. ``usage`` meters this object's
+    lifetime: tokens of fresh answers and the number of answers replayed from cache.
     """
 
     def __init__(
@@ -40,6 +42,10 @@ class CachedBackend:
     def model(self) -> str:
         return self.inner.model
 
+    @property
+    def server(self) -> str:
+        return self.inner.server
+
     async def complete(
         self,
         messages: Sequence[Message],
@@ -48,19 +54,25 @@ class CachedBackend:
         params: GenerationParams | None = None,
     ) -> Completion:
         params = params or self.default_params
-        key = cache_key(self.model, messages, schema, params.as_dict())
-        completion = self.cache.get(key) if self.cache else None
+        key = cache_key(self.model, messages, schema, params.as_dict(), server=self.server)
+        completion = self._replayed(key, schema)
         if completion is None:
             if self._semaphore is None:
                 self._semaphore = asyncio.Semaphore(self.max_concurrency)
             async with self._semaphore:
-                completion = await self.inner.complete(messages, schema=schema, params=params)
-            if self.cache:
+                completion = checked(await self.inner.complete(messages, schema=schema, params=params), schema)
+            if self.cache and completion.invalid is None:
                 self.cache.put(key, completion)
-        if schema is not None and completion.parsed_json is None:
-            completion = replace(completion, parsed_json=parse_json_text(completion.text))
         self.usage.add(completion)
         return completion
+
+    def _replayed(self, key: str, schema: Mapping[str, Any] | None) -> Completion | None:
+        """The cached answer, unless it fails the schema (a cache written before answers were checked)."""
+        stored = self.cache.get(key) if self.cache else None
+        if stored is None:
+            return None
+        stored = checked(stored, schema)
+        return stored if stored.invalid is None else None
 
     async def aclose(self) -> None:
         """Release the inner backend's connections and the loop-bound semaphore."""

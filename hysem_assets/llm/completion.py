@@ -23,7 +23,11 @@ class UnreadableText(LLMError):
 
 @dataclass(frozen=True)
 class Completion:
-    """A model's answer. ``parsed_json`` is set when a schema was asked and the text parses."""
+    """A model's answer.
+
+    When a schema was asked, :func:`~hysem_assets.llm.validation.checked` sets ``parsed_json``
+    to the answer's value if it satisfies the schema, and ``invalid`` to why not otherwise.
+    """
 
     text: str
     parsed_json: Any | None = None
@@ -32,6 +36,8 @@ class Completion:
     cached: bool = False
     #: Why generation stopped, as the server says it ("stop", "length"...), when it says.
     finish_reason: str | None = None
+    #: Why the answer does not satisfy the schema asked for (each problem with its field); None when it does.
+    invalid: str | None = None
 
 
 @dataclass

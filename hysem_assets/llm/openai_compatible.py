@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hysem_assets import __version__
-from hysem_assets.llm.completion import Completion, LLMError, Message, parse_json_text
-from hysem_assets.net.http import FetchError, HttpClient, RetryPolicy, make_session
+from hysem_assets.llm.completion import Completion, LLMError, Message
+from hysem_assets.net.http import FetchError, HttpClient, RetryPolicy, make_session, redact_url
 from hysem_assets.settings.backends import (
     BackendConfigError,
     GenerationParams,
@@ -167,6 +167,10 @@ class OpenAICompatibleBackend:
     def model(self) -> str:
         return self._model
 
+    @property
+    def server(self) -> str:
+        return redact_url(self.url)
+
     async def complete(
         self,
         messages: Sequence[Message],
@@ -188,7 +192,6 @@ class OpenAICompatibleBackend:
             ) from exc
         return Completion(
             text=text,
-            parsed_json=parse_json_text(text) if schema is not None else None,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             finish_reason=finish_reason,
@@ -203,6 +206,7 @@ class OpenAICompatibleBackend:
                 max_concurrency=self.max_concurrency,
                 retry=RetryPolicy.from_settings(self.http),
                 headers=self._headers,
+                deadline_s=self.http.total_timeout_s,
             )
         return self._client
 
@@ -221,6 +225,7 @@ def from_config(config: VllmConfig | OpenAIConfig) -> OpenAICompatibleBackend:
     http = HttpSettings(
         connect_timeout_s=config.connect_timeout_s,
         read_timeout_s=config.timeout_s,
+        total_timeout_s=config.total_timeout_s,
         max_retries=config.max_retries,
         backoff_base_s=config.backoff_base_s,
         backoff_max_s=config.backoff_max_s,

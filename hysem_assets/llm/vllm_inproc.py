@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hysem_assets.llm.completion import Completion, LLMError, Message, parse_json_text
+from hysem_assets.llm.completion import Completion, LLMError, Message
 from hysem_assets.settings.backends import BackendConfigError, GenerationParams, VllmInprocConfig
 
 Schema = Mapping[str, Any]
@@ -33,6 +33,9 @@ def import_vllm() -> Any:
 
 class VllmInprocBackend:
     """Answers with an in-process ``vllm.LLM``; schemas become ``StructuredOutputsParams(json=...)``."""
+
+    #: In this process: no server takes part in cache keys.
+    server = ""
 
     def __init__(self, engine: Any, model: str):
         self._engine = engine
@@ -67,8 +70,8 @@ class VllmInprocBackend:
                 for *_, future in batch:
                     future.set_exception(LLMError(f"vLLM engine ({self._model}): {type(exc).__name__}: {exc}"))
                 continue
-            for (_, schema, _, future), output in zip(batch, outputs, strict=True):
-                future.set_result(_completion(output, schema))
+            for (*_, future), output in zip(batch, outputs, strict=True):
+                future.set_result(_completion(output))
 
     def _generate(self, batch: list[_Request]) -> list[Any]:
         from vllm import SamplingParams
@@ -90,11 +93,10 @@ class VllmInprocBackend:
         """Nothing to release per loop; the engine keeps its GPU memory for the next call."""
 
 
-def _completion(output: Any, schema: Schema | None) -> Completion:
+def _completion(output: Any) -> Completion:
     generated = output.outputs[0]
     return Completion(
         text=generated.text,
-        parsed_json=parse_json_text(generated.text) if schema is not None else None,
         prompt_tokens=len(output.prompt_token_ids or ()),
         completion_tokens=len(generated.token_ids),
         finish_reason=generated.finish_reason,

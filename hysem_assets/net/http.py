@@ -1,9 +1,10 @@
 """Polite, resilient HTTP for every scholarly API.
 
 One :class:`HttpClient` per source wraps a shared aiohttp session with a per-host
-rate limiter, a concurrency bound, and retries with exponential backoff and jitter
-on 429, 5xx, timeouts and dropped connections, honouring ``Retry-After``. Callers
-get bytes or a :class:`FetchError`; they decide whether a failure is fatal.
+rate limiter, a concurrency bound, a deadline for each whole request, and retries with
+exponential backoff and jitter on 429, 5xx, timeouts and dropped connections, honouring
+``Retry-After``. Callers get bytes or a :class:`FetchError`; they decide whether a
+failure is fatal.
 """
 
 from __future__ import annotations
@@ -112,7 +113,12 @@ class RequestStats:
 
 
 class HttpClient:
-    """Rate-limited, retrying GET/POST for one host; safe to share across tasks."""
+    """Rate-limited, retrying GET/POST for one host; safe to share across tasks.
+
+    The session's timeouts bound connecting and each wait for bytes, so a server that
+    sends a byte now and then would hold a request forever; ``deadline_s`` bounds each
+    attempt as a whole (connect, headers and body) and is retried like any timeout.
+    """
 
     def __init__(
         self,
@@ -122,8 +128,10 @@ class HttpClient:
         max_concurrency: int = 4,
         retry: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
+        deadline_s: float | None = None,
     ):
         self.session = session
+        self.deadline_s = deadline_s
         self.limiter = RateLimiter(requests_per_second)
         self.semaphore = asyncio.Semaphore(max_concurrency)
         self.retry = retry or RetryPolicy()
@@ -155,9 +163,10 @@ class HttpClient:
                 await self.limiter.acquire()
                 self.stats.requests += 1
                 try:
-                    async with self.session.request(
-                        method, url, params=params, data=data, headers=merged_headers
-                    ) as response:
+                    async with (
+                        asyncio.timeout(self.deadline_s) as deadline,
+                        self.session.request(method, url, params=params, data=data, headers=merged_headers) as response,
+                    ):
                         body = await response.read()
                         status = response.status
                         self.stats.statuses[status] = self.stats.statuses.get(status, 0) + 1
@@ -170,6 +179,8 @@ class HttpClient:
                         reason, failed_status = f"HTTP {status}", status
                 except (asyncio.TimeoutError, aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
                     reason, failed_status = f"{type(exc).__name__}: {exc}".rstrip(": "), None
+                    if deadline.expired():
+                        reason = f"no complete response within {self.deadline_s:g} s"
             if attempt >= self.retry.max_retries:
                 self.stats.failures += 1
                 raise FetchError(full_url, f"{reason} after {attempt + 1} attempts", failed_status)
@@ -188,6 +199,10 @@ def _snippet(body: bytes, limit: int = 200) -> str:
 
 
 def make_session(http: HttpSettings, user_agent: str) -> aiohttp.ClientSession:
-    """A session with the profile's connect/read timeouts and an identifying User-Agent."""
+    """A session with the profile's connect/read timeouts and an identifying User-Agent.
+
+    The whole-request deadline (``http.total_timeout_s``) is the :class:`HttpClient`'s, not
+    the session's: PDF downloads share the session and keep their own (``pdfs.timeout_s``).
+    """
     timeout = aiohttp.ClientTimeout(sock_connect=http.connect_timeout_s, sock_read=http.read_timeout_s)
     return aiohttp.ClientSession(timeout=timeout, headers={"User-Agent": user_agent})

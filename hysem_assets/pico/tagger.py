@@ -1,7 +1,8 @@
 """The shipped span tagger at run time: ONNX Runtime over the packaged model files, no torch.
 
 :func:`load` opens ``model/tagger-int8.onnx`` beside this module (built by ``hysem train
-tagger``) with the packaged MiniLM's tokenizer, whose hash the card records;
+tagger``) with the packaged MiniLM's tokenizer, once each file's sha256 is the one the card
+(``tagger.json``) records: weights damaged in place, even at their size, are refused, never run;
 :meth:`Tagger.tag` reads texts in windows of whole sentences, as training cut them, each
 window alone, and returns each text's spans per class with character offsets and the mean
 and highest probability of their words (a word's probability is the mean over its word pieces).
@@ -14,7 +15,6 @@ surely of the class (hysteresis, as edge detectors keep weak edges only where jo
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import re
@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
+from hysem_assets.core.filehash import file_sha256, stamp
 from hysem_assets.core.text import sentence_spans
 from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path
 from hysem_assets.pico.corpus import CLASSES
@@ -33,6 +34,7 @@ from hysem_assets.pico.corpus import CLASSES
 #: Where the shipped weights live, and what rebuilds them.
 MODEL_DIR = Path(__file__).parent / "model"
 MODEL_FILE = "tagger-int8.onnx"
+CARD_FILE = "tagger.json"
 REBUILD = "make tagger"
 #: Most word pieces in one window, [CLS] and [SEP] included (training cuts the same windows).
 WINDOW = 256
@@ -64,7 +66,24 @@ def word_pieces(path: Path) -> Tokenizer:
 
 
 class TaggerUnavailable(RuntimeError):
-    """The weights are missing or unreadable; the message names the file and the command that rebuilds it."""
+    """The weights are missing, unreadable or not the card's; the message names the file and what restores it."""
+
+
+def card_hashes(weights: Path) -> dict[str, str]:
+    """The card's record of the files a tagger reads: the sha256 of ``weights`` and of the tokenizer."""
+    return {"sha256": file_sha256(weights), "tokenizer_sha256": file_sha256(tokenizer_file())}
+
+
+def verified(path: Path, expected: str | None, fix: str) -> str:
+    """The sha256 of ``path`` (hashed once per version of the file), if it is the one the card records."""
+    found = file_sha256(path)
+    if found != expected:
+        recorded = expected[:12] if expected else "none"
+        raise TaggerUnavailable(
+            f"the span tagger's {path} does not match its model card: sha256 {found[:12]}, "
+            f"the card records {recorded}; {fix}"
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -94,22 +113,25 @@ class Tagger:
 
         path = folder / model_file
         try:
+            self.card = card if card is not None else json.loads((folder / CARD_FILE).read_text(encoding="utf-8"))
+            weights = verified(path, self.card.get("sha256"), f"rebuild it with `{REBUILD}`, or reinstall hysem")
             options = SessionOptions()
             options.intra_op_num_threads = 1
             options.inter_op_num_threads = 1
             self.session = InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            self.card = card if card is not None else json.loads((folder / "tagger.json").read_text(encoding="utf-8"))
+        except TaggerUnavailable:
+            raise
         except Exception as error:  # onnxruntime raises its own classes for a bad file
             raise TaggerUnavailable(
                 f"the span tagger cannot be loaded from {path} ({type(error).__name__}); rebuild it with `{REBUILD}`"
             ) from None
         vocabulary = tokenizer_file()
-        trained_with = self.card.get("tokenizer_sha256")
-        if trained_with and hashlib.sha256(vocabulary.read_bytes()).hexdigest() != trained_with:
-            raise TaggerUnavailable(
-                f"the span tagger in {folder} was trained with another tokenizer than {vocabulary} "
-                f"(a different {PACKAGE} version?); rebuild it with `{REBUILD}`"
-            )
+        words = verified(
+            vocabulary,
+            self.card.get("tokenizer_sha256"),
+            f"the tagger was trained with another tokenizer: reinstall the {PACKAGE} version it was trained with, "
+            f"or rebuild it with `{REBUILD}`",
+        )
         self.tokenizer = word_pieces(vocabulary)
         #: Per class, the mean word probability that puts a word in a run: ``threshold`` for every class when
         #: given, else the ones the build chose on its development split (the card's ``thresholds``), else 0.5.
@@ -119,9 +141,10 @@ class Tagger:
         )
         #: Per class, the probability a run's surest word must reach to make it a span (the card's ``peaks``).
         self.peaks = np.array([self.card.get("peaks", {}).get(label, 0.0) for label in CLASSES], dtype=np.float32)
-        #: Names these weights and cuts in the ids of extraction caches: new weights or cuts, new answers.
+        #: Names these weights and cuts in the ids of extraction caches: new weights or cuts, new answers. The
+        #: hashes are the files' own, so restored or retrained weights never meet answers of others.
         self.version: str = "-".join(
-            [self.card["sha256"][:12], *(f"{t:g}" for t in self.thresholds), *(f"{p:g}" for p in self.peaks)]
+            [weights[:12], words[:12], *(f"{t:g}" for t in self.thresholds), *(f"{p:g}" for p in self.peaks)]
         )
 
     def tag(self, texts: Sequence[str]) -> list[list[Span]]:
@@ -252,7 +275,13 @@ def _spans(
     return sorted(found, key=lambda span: (span.start, CLASSES.index(span.label)))
 
 
-@lru_cache(maxsize=1)
-def load(folder: str = str(MODEL_DIR)) -> Tagger:
-    """The process' tagger (one session, loaded on first use)."""
+def load(folder: Path | None = None) -> Tagger:
+    """The process' tagger of ``folder`` (default :data:`MODEL_DIR`): one session, loaded and checked on first
+    use, and again only once its weights or card change on disk."""
+    where = Path(folder or MODEL_DIR)
+    return _load(str(where), stamp(where / MODEL_FILE), stamp(where / CARD_FILE))
+
+
+@lru_cache(maxsize=2)
+def _load(folder: str, *versions: object) -> Tagger:
     return Tagger(Path(folder))

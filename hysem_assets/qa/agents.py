@@ -101,7 +101,7 @@ class _ModelBacked:
         )
         self.usage.add(completion)
         if completion.parsed_json is None:
-            raise MalformedOutput(f"model {self.model!r} did not answer with JSON: {completion.text[:200]!r}")
+            raise MalformedOutput(f"model {self.model!r} gave an invalid answer: {completion.invalid}")
         return completion.parsed_json
 
 

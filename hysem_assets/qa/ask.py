@@ -82,7 +82,8 @@ def remember_answer(query: str, key: str, answer: dict[str, Any]) -> None:
 
 
 def read_tables(query: str) -> dict[str, Any]:
-    """The partition's tables for answering (None for a missing optional one); a damaged one is named."""
+    """The partition's tables for answering (None for a missing optional one), each checked against the record
+    kept beside it: a truncated or replaced one stops the answer in one line (never an answer from part of it)."""
     from hysem_assets.stores.tables import read_table
 
     missing = [t for t in REQUIRED_TABLES if not asset_file(t, query).is_file()]

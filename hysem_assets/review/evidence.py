@@ -10,23 +10,17 @@ against its source without opening the paper.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from openpyxl import load_workbook
-from openpyxl.styles import Alignment, Font
 
 from hysem_assets.core.empty import typed_when_empty
-from hysem_assets.core.spreadsheets import strings_not_formulas
 from hysem_assets.dedup.normalize import is_missing
 from hysem_assets.settings.fields import RESERVED_NAMES
 
 #: Columns of ``extracted_fields`` that describe the extraction run, not the study.
 _RUN_COLUMNS = RESERVED_NAMES | {"cluster_id", "text_source", "cache_hits", "protocol", "evidence"}
 STUDY_COLUMNS = ("cluster_id", "citation", "year", "title", "doi", "topic", "retracted", "text_source")
-#: Widest column of the spreadsheet, in characters; longer text wraps.
-_MAX_WIDTH = 60
 
 
 def readable(value: Any) -> str:
@@ -102,24 +96,3 @@ def evidence_table(
     table = pd.DataFrame(rows, columns=[*STUDY_COLUMNS, *columns])
     table["year"] = table["year"].astype("Int64")
     return typed_when_empty(table, {"retracted": "bool"})
-
-
-def write_xlsx(table: pd.DataFrame, path: Path, sheet: str = "Evidence") -> None:
-    """The table as a spreadsheet a reviewer can read: bold frozen header, filters,
-    widths fitted to the content (at most ``_MAX_WIDTH``) and wrapped text; no cell is a formula."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table.to_excel(path, sheet_name=sheet, index=False, engine="openpyxl")
-    workbook = load_workbook(path)
-    strings_not_formulas(workbook)
-    worksheet = workbook[sheet]
-    worksheet.freeze_panes = "A2"
-    worksheet.auto_filter.ref = worksheet.dimensions
-    for cell in worksheet[1]:
-        cell.font = Font(bold=True)
-    for index, column in enumerate(table.columns, start=1):
-        longest = max([len(str(column)), *(len(str(v)) for v in table[column].tolist())])
-        letter = worksheet.cell(row=1, column=index).column_letter
-        worksheet.column_dimensions[letter].width = min(longest + 2, _MAX_WIDTH)
-        for (cell,) in worksheet.iter_rows(min_row=2, min_col=index, max_col=index):
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
-    workbook.save(path)

@@ -1,9 +1,11 @@
 """Whether each stored asset of a partition is what its last materialization recorded.
 
 Dagster keeps the record of a materialization (when, which run, how many rows, which
-columns); the Parquet file is kept apart and can be damaged or replaced later. ``hysem
-status`` shows a damaged file as such instead of as materialized, and ``hysem doctor``
-reports it with the asset and partition and re-materializes it with ``--fix``.
+columns); the Parquet file is kept apart, with its writer's own record beside it, and can be
+damaged or replaced later. Each file is checked against both records by
+:func:`~hysem_assets.stores.tables.file_problem`, the same check every reader of a table
+makes. ``hysem status`` shows a damaged file as such instead of as materialized, and ``hysem
+doctor`` reports it with the asset and partition and re-materializes it with ``--fix``.
 """
 
 from __future__ import annotations

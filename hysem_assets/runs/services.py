@@ -32,7 +32,7 @@ SOURCES = ("pubmed", "openalex", "scopus", "crossref", "unpaywall")
 #: A work every DOI service knows (Unpaywall's own documentation uses it).
 PROBE_DOI = "10.1038/nature12373"
 #: One try each, and not long: a service that does not answer in this time is named, not waited for.
-PROBE_HTTP = HttpSettings(connect_timeout_s=5, read_timeout_s=20, max_retries=0)
+PROBE_HTTP = HttpSettings(connect_timeout_s=5, read_timeout_s=20, total_timeout_s=30, max_retries=0)
 #: What the model server must return: valid JSON of this schema, through its structured-output mode.
 PROBE_SCHEMA = {
     "title": "Probe",
@@ -150,7 +150,7 @@ async def _model(config: dict[str, Any]) -> ServiceCheck:
     from hysem_assets.llm.completion import LLMError
     from hysem_assets.llm.registry import build_backend
 
-    backend = build_backend({**config, "cache": False, "max_retries": 0, "timeout_s": 60})
+    backend = build_backend({**config, "cache": False, "max_retries": 0, "timeout_s": 60, "total_timeout_s": 90})
     where = f"{config['model']} at {config.get('base_url')}"
     messages = [
         {"role": "system", "content": "Answer with JSON only."},

@@ -10,7 +10,8 @@ Two formats, as ASReview writes them:
 
 An imported row is matched to a work by its id (``record_id``, RIS ``ID``), else its DOI, else
 its title (case and punctuation aside) when no other work has it; an import is taken whole
-or not at all.
+or not at all. A CSV's cells are written inert (a title starting with ``=`` cannot become a
+formula in the reviewer's spreadsheet) and read back as they were.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pandas as pd
 import rispy
 
 from hysem_assets.core.identifiers import normalize_doi
+from hysem_assets.core.spreadsheets import restored, write_csv
 from hysem_assets.library.exports import ris
 from hysem_assets.library.work import strings
 from hysem_assets.screening.decisions import Decision, DecisionsError
@@ -34,6 +36,7 @@ LABEL_COLUMNS = (
     "included_label", "included_final", "included_flag", "include",
 )  # fmt: skip
 RIS_LABELS = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
+LABEL_PREFIX = "asreview_"  # a note starting so is meant as a label
 REASON_NOTE = "exclusion_reason: "
 FORMATS = {".csv": "csv", ".tsv": "csv", ".ris": "ris", ".txt": "ris"}
 
@@ -74,7 +77,7 @@ def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path:
             "exclusion_reason": [reason.get(record) for record in ids],
         }
     )
-    table.to_csv(path, index=False, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+    write_csv(table, path, sep=_separator(path))
     return len(table)
 
 
@@ -86,7 +89,8 @@ def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
     the order of screening, so a sorted block of exclusions must not pass for a late run of them.
 
     Raises :class:`DecisionsError` naming the row for a label that is not 0 or 1, a row that
-    matches no work, or two rows that decide one work differently.
+    matches no work, or two rows that decide one work differently; for a RIS record without its
+    ``ER`` line or with a label ASReview does not write, and for a RIS file with no label at all.
     """
     rows = _read_ris(path) if file_format(path) == "ris" else _read_csv(path)
     match = _Matcher(corpus)
@@ -154,9 +158,13 @@ def _label(value: object, where: str, path: Path) -> int | None:
     raise DecisionsError(f"{path}: {where} has label {value!r}; labels are 1 (included), 0 (excluded) or empty")
 
 
+def _separator(path: Path) -> str:
+    return "\t" if path.suffix.lower() == ".tsv" else ","
+
+
 def _read_csv(path: Path) -> list[tuple[str, dict]]:
     try:
-        frame = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", dtype=str, keep_default_na=False)
+        frame = pd.read_csv(path, sep=_separator(path), dtype=str, keep_default_na=False).map(restored)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DecisionsError(f"{path}: not a readable CSV file ({exc})") from None
     columns = {column.lower(): column for column in frame.columns}
@@ -183,17 +191,34 @@ def _read_csv(path: Path) -> list[tuple[str, dict]]:
 
 
 def _read_ris(path: Path) -> list[tuple[str, dict]]:
+    """The records of a RIS file; a record without its ``ER`` line, a label note ASReview does not
+    write, or a file whose records carry no label at all is refused (it would import nothing)."""
     try:
-        with open(path, encoding="utf-8-sig") as file:
-            entries = rispy.load(file, skip_unknown_tags=True)
+        text = path.read_text(encoding="utf-8-sig")
+        unended = _unended_record(text)
+        entries = rispy.loads(text, skip_unknown_tags=True)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise DecisionsError(f"{path}: not a readable RIS file ({exc})") from None
-    rows = []
+    if unended is not None:
+        raise DecisionsError(
+            f"{path}: line {unended} opens a record with no 'ER  - ' line before the next record or the end; "
+            "nothing was imported. End each record with 'ER  - ' and import again"
+        )
+    rows, labelled = [], False
     for number, entry in enumerate(entries, start=1):
-        notes = [str(note) for note in entry.get("notes") or []]
-        labels = [RIS_LABELS[note.strip()] for note in notes if note.strip() in RIS_LABELS]
-        reason = next((note[len(REASON_NOTE) :].strip() for note in notes if note.startswith(REASON_NOTE)), None)
+        notes = [str(note).strip() for note in entry.get("notes") or []]
         where = f"record {number}" + (f" (ID {entry['id']})" if entry.get("id") else "")
+        unknown = next(
+            (note for note in notes if note.lower().startswith(LABEL_PREFIX) and note not in RIS_LABELS), None
+        )
+        if unknown is not None:
+            raise DecisionsError(
+                f"{path}: {where} has the note {unknown!r}, which is no label; label notes are "
+                f"{', '.join(RIS_LABELS)}. Correct it and import again"
+            )
+        labels = [RIS_LABELS[note] for note in notes if note in RIS_LABELS]
+        labelled = labelled or bool(labels)
+        reason = next((note[len(REASON_NOTE) :].strip() for note in notes if note.startswith(REASON_NOTE)), None)
         title = entry.get("title") or entry.get("primary_title")
         rows.append(
             (
@@ -207,4 +232,24 @@ def _read_ris(path: Path) -> list[tuple[str, dict]]:
                 },
             )
         )
+    if not labelled:
+        raise DecisionsError(
+            f"{path}: no record has a label note (N1 {', '.join(RIS_LABELS)}), so there is nothing to import; "
+            "export the file with its labels"
+        )
     return rows
+
+
+def _unended_record(text: str) -> int | None:
+    """The line of the first ``TY`` whose record has no ``ER`` before the next ``TY`` or the end (rispy
+    would merge it into the next record, or drop it)."""
+    opened = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        tag = line[:2] if line[2:6] in ("  - ", "  -") else None
+        if tag == "TY":
+            if opened is not None:
+                return opened
+            opened = number
+        elif tag == "ER":
+            opened = None
+    return opened

@@ -27,6 +27,7 @@ RECALL = 0.95
 SCREENED_SHARE = 0.10
 
 Ranker = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (labelled positions, their labels) -> scores
+Report = Callable[[int, int], None]  # (records screened, records to screen at most)
 
 
 class DatasetError(ValueError):
@@ -96,8 +97,9 @@ class Simulation:
         return float(self.labels[screened].sum() / self.to_find)
 
 
-def simulate(labels: np.ndarray, priors: list[int], rank: Ranker) -> Simulation:
-    """Screen ``labels``' records in the order ``rank`` gives, retrained after every decision."""
+def simulate(labels: np.ndarray, priors: list[int], rank: Ranker, progress: Report | None = None) -> Simulation:
+    """Screen ``labels``' records in the order ``rank`` gives, retrained after every decision;
+    ``progress`` hears the records screened and how many there are to screen at most."""
     labels = np.asarray(labels, dtype=int)
     labelled = list(priors)
     pool = np.ones(len(labels), dtype=bool)
@@ -114,12 +116,16 @@ def simulate(labels: np.ndarray, priors: list[int], rank: Ranker) -> Simulation:
         labelled.append(best)
         pool[best] = False
         found += labels[best]
+        if progress is not None:
+            progress(len(order), len(labels) - len(priors))
     return Simulation(labels=labels, priors=list(priors), order=np.array(order, dtype=int))
 
 
-def simulate_review(frame: pd.DataFrame, priors: list[int], settings: RankerSettings | None = None) -> Simulation:
+def simulate_review(
+    frame: pd.DataFrame, priors: list[int], settings: RankerSettings | None = None, progress: Report | None = None
+) -> Simulation:
     """A labelled review (see :func:`read_dataset`) screened by hysem's ranker from ``priors``."""
     settings = settings or RankerSettings()
     texts = [record_text(title, abstract) for title, abstract in zip(frame["title"], frame["abstract"])]
     records = featurize(texts, screening_encoder() if settings.semantic_weight else None)
-    return simulate(frame["label_included"].to_numpy(), priors, active_ranker(records, settings))
+    return simulate(frame["label_included"].to_numpy(), priors, active_ranker(records, settings), progress)

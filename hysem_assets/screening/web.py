@@ -5,9 +5,11 @@ Every decision is on disk before the page hears back, and the log is read again 
 request, so two pages (or two servers) on one query see each other's decisions and a killed
 server loses nothing it acknowledged. The ranking is retrained whenever the log has grown.
 
-Only the page itself may decide: requests must name the server's own host (no DNS
-rebinding), come from no other origin, and post JSON (which a foreign page cannot send
-without asking first).
+Only the page itself may decide: requests must name the address and port they reached the
+server on (no DNS rebinding, no Host naming loopback on another interface), come from no
+other origin, and post JSON (which a foreign page cannot send without asking first). Served
+beyond loopback, the page has no other guard than a random token, printed in its URL at
+start: a request must carry it, in the URL or in the cookie the first tokened page load sets.
 
     GET  /             the page
     GET  /api/state    progress, the stopping rule's estimate, the next record
@@ -18,6 +20,8 @@ without asking first).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import secrets
 import signal
 from collections.abc import Callable
 from importlib.resources import files
@@ -115,19 +119,66 @@ def _authors(names: list[str]) -> str:
     return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
 
 
-def screening_app(page: ScreeningPage, hosts: set[str]) -> web.Application:
-    """The page's routes; requests not from the page itself (see the module) are refused. ``hosts``:
-    the ``host:port`` names the server answers to, filled once it listens."""
+#: The names a request reaching a loopback address may give as its host.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_WILDCARDS = ("", "0.0.0.0", "::")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a server started for ``host`` is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any interface
+
+
+def _address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    address = ipaddress.ip_address(ip.split("%", 1)[0])
+    return getattr(address, "ipv4_mapped", None) or address
+
+
+def _named(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def host_names(local_ip: str, port: int, started: str) -> set[str]:
+    """The ``Host`` values a request that reached ``local_ip``:``port`` may send: that address, loopback's
+    names when it is loopback, and the host the server was started for unless that is a wildcard."""
+    address = _address(local_ip)
+    names = set(LOOPBACK_NAMES) if address.is_loopback else {_named(str(address))}
+    if started not in _WILDCARDS:
+        names.add(_named(started.strip("[]")))
+    return {f"{name}:{port}" for name in names} | (names if port == 80 else set())
+
+
+def screening_app(page: ScreeningPage, started: str, token: str | None = None) -> web.Application:
+    """The page's routes; requests not from the page itself (see the module) are refused. ``started``:
+    the host the server was started for; ``token``: what every request must carry (None on loopback)."""
     html = files("hysem_assets.screening").joinpath("page.html").read_text(encoding="utf-8")
 
     @web.middleware
     async def same_origin(request: web.Request, handler):
+        local_ip, port = request.transport.get_extra_info("sockname")[:2]
+        hosts = host_names(local_ip, port, started)
+        if request.host not in hosts:
+            reason = f"this server answers to {' or '.join(sorted(hosts))} on this address, not to {request.host!r}"
+            return web.json_response({"error": reason}, status=421)
         origin = request.headers.get("Origin")
-        if request.host not in hosts or (origin is not None and origin.split("//", 1)[-1] not in hosts):
+        if origin is not None and origin.split("//", 1)[-1] not in hosts:
             return web.json_response({"error": "requests from other sites are refused"}, status=403)
+        cookie = f"hysem_screen_{port}"
+        given = request.query.get("token") or request.cookies.get(cookie) or ""
+        if token is not None and not secrets.compare_digest(given.encode(), token.encode()):
+            reason = "this page is served beyond this machine: open it with the ?token= URL `hysem screen` printed"
+            return web.json_response({"error": reason}, status=403)
         if request.method == "POST" and request.content_type != "application/json":
             return web.json_response({"error": "decisions are posted as JSON"}, status=415)
-        return await handler(request)
+        response = await handler(request)
+        if token is not None and "token" in request.query:
+            response.set_cookie(cookie, token, path="/", httponly=True, samesite="Strict")
+        return response
 
     async def index(_: web.Request) -> web.Response:
         return web.Response(text=html, content_type="text/html")
@@ -168,18 +219,19 @@ def screening_app(page: ScreeningPage, hosts: set[str]) -> web.Application:
 
 async def serve(page: ScreeningPage, host: str, port: int, ready: Callable[[str], None]) -> None:
     """Serve the page until cancelled or sent SIGTERM (even by a parent that ignores or blocks it:
-    a server must stop when told); ``ready`` gets its address once it listens."""
+    a server must stop when told); ``ready`` gets its URL once it listens, with the token the
+    page needs when ``host`` is not loopback."""
     stopped = asyncio.Event()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopped.set)
-    hosts: set[str] = set()
-    runner = web.AppRunner(screening_app(page, hosts))
+    token = None if is_loopback(host) else secrets.token_urlsafe(24)
+    runner = web.AppRunner(screening_app(page, host, token))
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
         bound_host, bound_port = runner.addresses[0][:2]
-        hosts.update(f"{name}:{bound_port}" for name in ("127.0.0.1", "localhost", "[::1]", host, bound_host))
-        ready(f"http://{bound_host}:{bound_port}/")
+        shown = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bound_host, bound_host) if host in _WILDCARDS else host
+        ready(f"http://{_named(shown.strip('[]'))}:{bound_port}/" + (f"?token={token}" if token else ""))
         await stopped.wait()
     finally:
         await runner.cleanup()

@@ -38,7 +38,10 @@ class BackendConfigError(ValueError):
 class _Common(BaseModel):
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    cache: bool = Field(True, description="Replay answers from disk (keyed by model, messages, schema and parameters).")
+    cache: bool = Field(
+        True,
+        description="Replay answers from disk (keyed by server, model, messages, schema and parameters); only answers that satisfy their schema are kept.",
+    )
     cache_dir: Path | None = Field(None, description="Where cached answers live; default `$HYSEM_HOME/llm_cache`.")
     max_concurrency: int = Field(4, ge=1, description="Requests in flight at once.")
     params: GenerationParams = Field(
@@ -60,6 +63,11 @@ class _Http(_Common):
         300.0, gt=0, description="Seconds a request may wait for the server's answer before it is retried."
     )
     connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to open a connection.")
+    total_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        description="Seconds one request may take in all (connecting, waiting, the whole answer) before it is retried; a server that drips its answer is cut here.",
+    )
     max_retries: int = Field(3, ge=0, description="Retries of a request that failed or timed out.")
     backoff_base_s: float = Field(1.0, ge=0, description="First wait between retries; doubles each time.")
     backoff_max_s: float = Field(30.0, ge=0, description="Longest wait between retries.")
@@ -249,6 +257,7 @@ _TRANSPORT = frozenset(
         "api_key_env",
         "timeout_s",
         "connect_timeout_s",
+        "total_timeout_s",
         "max_retries",
         "backoff_base_s",
         "backoff_max_s",

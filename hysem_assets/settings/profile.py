@@ -69,6 +69,11 @@ class HttpSettings(_Section):
 
     connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to open a connection.")
     read_timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for a response.")
+    total_timeout_s: float = Field(
+        300.0,
+        gt=0,
+        description="Seconds one request may take in all: connecting, headers and the whole body (a server that drips its body is cut here).",
+    )
     max_retries: int = Field(5, ge=0, description="Retries of a failed request (429, 5xx, network errors).")
     backoff_base_s: float = Field(0.5, ge=0, description="First backoff; doubled per retry, with jitter.")
     backoff_max_s: float = Field(60.0, ge=0, description="Longest backoff between retries.")

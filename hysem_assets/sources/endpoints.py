@@ -65,6 +65,7 @@ async def with_client(endpoint: Endpoint, http: HttpSettings, work: Callable[[Ht
             requests_per_second=endpoint.requests_per_second,
             max_concurrency=endpoint.max_concurrency,
             retry=RetryPolicy.from_settings(http),
+            deadline_s=http.total_timeout_s,
         )
         return await work(client)
 

@@ -19,11 +19,11 @@ def cached_embeddings(
 ) -> tuple[np.ndarray, bool]:
     """Embeddings of ``texts`` and whether they came from the cache.
 
-    The file name is a hash of the model's name and ``digest`` (a hash of the content), so
-    edited content or another model gets new embeddings and unchanged content is never
-    embedded twice.
+    The file name is a hash of the encoder's cache space (model name, the hash of its files, backend) and
+    ``digest`` (a hash of the content), so edited content or other weights get new embeddings and unchanged
+    content is never embedded twice.
     """
-    key = hashlib.sha256(f"{encoder.name}\n{digest}".encode()).hexdigest()
+    key = hashlib.sha256(f"{encoder.cache_space}\n{digest}".encode()).hexdigest()
     path = cache_dir / f"{key}.npy"
     if path.is_file():
         cached = np.load(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -144,16 +145,15 @@ def test_three_chunks_are_read_in_order_with_the_record_so_far_and_merged(tmp_pa
     with ScriptedLLMServer(chunk_steps(), model=MODEL, schema=SCHEMA) as server:
         backend = backend_for(server, tmp_path / "cache")
         (result,) = extract_documents_sync([document], FIELDS, backend, **CHUNKING)
-    assert server.failures == []
+        # the script is spent: a request now would fail
+        rerun = backend_for(server, tmp_path / "cache")
+        (again,) = extract_documents_sync([document], FIELDS, rerun, **CHUNKING)
+    assert server.failures == [] and len(server.requests) == 3
     assert (result.status, result.error, result.chunks) == ("ok", None, 3)
     assert result.values == FINAL
     assert (result.prompt_tokens, result.completion_tokens) == (303, 33)
     assert backend.usage.as_metadata()["total_tokens"] == 336
 
-    with ScriptedLLMServer([], model=MODEL, schema=SCHEMA) as server:  # answers nothing: any request fails
-        rerun = backend_for(server, tmp_path / "cache")
-        (again,) = extract_documents_sync([document], FIELDS, rerun, **CHUNKING)
-    assert server.requests == []
     assert again.values == FINAL and (again.prompt_tokens, again.completion_tokens, again.cache_hits) == (0, 0, 3)
     assert rerun.usage.as_metadata() == {
         "llm_requests": 0,
@@ -211,6 +211,51 @@ def test_a_server_that_stalls_past_the_timeout_is_an_error_row():
         (result,) = extract_documents_sync([Document("slow", "Alpha part.")], FIELDS, backend)
     assert len(server.requests) == 1
     assert result.status == "error" and "TimeoutError" in result.error and result.error.startswith("chunk 1 of 1")
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (
+            {**ANSWERS[2], "notes": "stroke too"},
+            "answer: Additional properties are not allowed ('notes' was unexpected)",
+        ),
+        (
+            {},
+            "answer: missing required 'study_type', 'ml_methods_used', 'pollutant_terms', 'health_outcome', 'geography', 'sample_size', 'metrics'",
+        ),
+        ({**ANSWERS[2], "sample_size": "about 500"}, "sample_size: 'about 500' is not of type 'integer', 'null'"),
+    ],
+)
+def test_an_answer_that_breaks_the_schema_is_an_error_row_never_cached_and_asked_anew(
+    tmp_path: Path, answer: dict, problem: str
+):
+    document = Document("w3", "Charlie part. XGBoost and stroke.")
+    steps = [Step(json_reply(answer)), Step(json_reply(ANSWERS[2]))]  # then the server is fixed
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
+        (failed,) = extract_documents_sync([document], FIELDS, backend_for(server, tmp_path), max_attempts=1)
+        cached_after_failure = list(tmp_path.rglob("*.json"))
+        (fixed,) = extract_documents_sync([document], FIELDS, backend_for(server, tmp_path), max_attempts=1)
+    assert (failed.status, failed.error) == ("error", f"chunk 1 of 1: invalid output after 1 attempts: {problem}")
+    assert failed.values["ml_methods_used"] == [] and cached_after_failure == []
+    assert len(server.requests) == 2 and server.failures == []
+    assert (fixed.status, fixed.error, fixed.values["ml_methods_used"]) == ("ok", None, ["XGBoost"])
+    assert len(list(tmp_path.rglob("*.json"))) == 1
+
+
+def test_a_server_that_drips_its_answer_is_an_error_row_at_the_deadline_and_nothing_is_cached(tmp_path: Path):
+    steps = [Step(json_reply(ANSWERS[0], drip_s=0.2))]
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
+        backend = backend_for(server, tmp_path, timeout_s=0.5, total_timeout_s=1.0, max_retries=0)
+        started = time.monotonic()
+        (result,) = extract_documents_sync([Document("drip", "Alpha part.")], FIELDS, backend)
+    assert time.monotonic() - started < 3.0  # the whole answer would take minutes
+    assert (result.status, result.error) == (
+        "error",
+        f"chunk 1 of 1: model {MODEL!r} at {server.url}/v1/chat/completions: "
+        "no complete response within 1 s after 1 attempts",
+    )
+    assert list(tmp_path.rglob("*.json")) == []
 
 
 @pytest.mark.parametrize("bad", [{"chunk_tokens": 10, "overlap": 10}, {"chunk_tokens": 0, "overlap": 0}])

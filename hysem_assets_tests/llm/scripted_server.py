@@ -30,6 +30,8 @@ class Reply:
     completion_tokens: int = 20
     #: Seconds to wait before answering, to make the client time out.
     stall_s: float = 0.0
+    #: Seconds between the bytes of the body: a server that is never silent long enough for a read timeout.
+    drip_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ class ScriptedLLMServer:
                 "json_schema": {"name": self.schema["title"], "schema": self.schema, "strict": True},
             }, f"response_format {json.dumps(body.get('response_format'))[:300]}"
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
         try:
@@ -109,7 +111,18 @@ class ScriptedLLMServer:
             return web.json_response({"error": {"message": str(exc), "type": "invalid_request_error"}}, status=400)
         if step.reply.stall_s:
             await asyncio.sleep(step.reply.stall_s)
+        if step.reply.drip_s:
+            return await self._drip(request, json.dumps(self._answer(step.reply)).encode(), step.reply.drip_s)
         return web.json_response(self._answer(step.reply))
+
+    @staticmethod
+    async def _drip(request: web.Request, body: bytes, every_s: float) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/json", "Content-Length": str(len(body))})
+        await response.prepare(request)
+        for byte in body:
+            await response.write(bytes([byte]))
+            await asyncio.sleep(every_s)
+        return response
 
     def _answer(self, reply: Reply) -> Body:
         if self.dialect == "ollama":

@@ -32,7 +32,7 @@ def test_in_process_vllm_without_the_package_says_how_to_get_it():
         build_backend({"backend": "vllm_inproc", "model": "Qwen/Qwen2.5-7B-Instruct", "tensor_parallel_size": 2})
 
 
-def test_cache_key_covers_model_messages_schema_and_parameters_but_not_dict_order():
+def test_cache_key_covers_server_model_messages_schema_and_parameters_but_not_dict_order():
     messages = [{"role": "user", "content": "hi"}]
     key = cache_key("m", messages, {"type": "object", "title": "A"}, {"temperature": 0.0, "max_tokens": 8})
     assert key == cache_key(
@@ -51,5 +51,12 @@ def test_cache_key_covers_model_messages_schema_and_parameters_but_not_dict_orde
         ),
         cache_key("m", messages, None, {"temperature": 0.0, "max_tokens": 8}),
         cache_key("m", messages, {"type": "object", "title": "A"}, {"temperature": 0.7, "max_tokens": 8}),
+        cache_key(
+            "m",
+            messages,
+            {"type": "object", "title": "A"},
+            {"temperature": 0.0, "max_tokens": 8},
+            server="http://127.0.0.1:8000/v1/chat/completions",
+        ),
     ]
-    assert len({key, *variants}) == 5
+    assert len({key, *variants}) == 6

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hysem_assets.llm.cache import ResponseCache, cache_key
 from hysem_assets.llm.cached import CachedBackend
 from hysem_assets.llm.completion import Completion, LLMError
 from hysem_assets.llm.registry import build_backend
@@ -155,3 +159,80 @@ def test_base_url_comes_from_the_environment_when_set(monkeypatch: pytest.Monkey
     monkeypatch.delenv("HYSEM_LLM_URL")
     with pytest.raises(BackendConfigError, match="needs base_url"):
         build_backend({"backend": "openai", "model": "m"})
+
+
+def cached_files(directory: Path) -> list[Path]:
+    return sorted(directory.rglob("*.json")) if directory.exists() else []
+
+
+def cached_backend(server: ScriptedLLMServer, cache_dir: Path, **overrides: Any) -> CachedBackend:
+    config = {"backend": "vllm", "model": MODEL, "base_url": server.url + "/v1", "cache_dir": cache_dir, **overrides}
+    return build_backend(config)
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (
+            {"terms": ["PM2.5"], "notes": "also ozone"},
+            "answer: Additional properties are not allowed ('notes' was unexpected)",
+        ),
+        ({}, "answer: missing required 'terms'"),
+        ({"terms": "PM2.5"}, "terms: 'PM2.5' is not of type 'array'"),
+        ({"terms": ["PM2.5", 10]}, "terms.1: 10 is not of type 'string'"),
+    ],
+)
+def test_an_answer_that_breaks_the_schema_is_invalid_and_asked_anew_once_the_server_is_fixed(
+    tmp_path: Path, answer: dict, problem: str
+):
+    steps = [Step(json_reply(answer)), Step(json_reply({"terms": ["PM2.5"]}))]  # then the server is fixed
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
+        invalid = complete_once(cached_backend(server, tmp_path))
+        cached_after_invalid = cached_files(tmp_path)
+        fixed = complete_once(cached_backend(server, tmp_path))
+    assert (invalid.parsed_json, invalid.invalid) == (None, problem)
+    assert cached_after_invalid == []
+    assert len(server.requests) == 2 and server.failures == []
+    assert (fixed.parsed_json, fixed.invalid, fixed.cached) == ({"terms": ["PM2.5"]}, None, False)
+    assert len(cached_files(tmp_path)) == 1
+
+
+def test_an_invalid_answer_kept_by_an_older_cache_is_asked_anew(tmp_path: Path):
+    with ScriptedLLMServer([Step(json_reply({"terms": ["ozone"]}))], model=MODEL, schema=SCHEMA) as server:
+        backend = cached_backend(server, tmp_path)
+        key = cache_key(MODEL, MESSAGES, SCHEMA, GenerationParams().as_dict(), server=backend.server)
+        ResponseCache(tmp_path).put(key, Completion(text="{}"))
+        completion = complete_once(backend)
+    assert len(server.requests) == 1 and completion.parsed_json == {"terms": ["ozone"]}
+    assert json.loads(cached_files(tmp_path)[0].read_text())["text"] == '{"terms": ["ozone"]}'
+
+
+def test_another_server_does_not_replay_the_answers_of_the_first(tmp_path: Path):
+    with ScriptedLLMServer([Step(json_reply({"terms": ["PM2.5"]}))], model=MODEL, schema=SCHEMA) as first:
+        assert complete_once(cached_backend(first, tmp_path)).parsed_json == {"terms": ["PM2.5"]}
+    with ScriptedLLMServer([Step(json_reply({"terms": ["NO2"]}))], model=MODEL, schema=SCHEMA) as second:
+        backend = cached_backend(second, tmp_path)
+        fresh, replayed = complete_once(backend), complete_once(backend)
+    assert len(first.requests) == len(second.requests) == 1
+    assert (fresh.parsed_json, fresh.cached, replayed.parsed_json, replayed.cached) == (
+        {"terms": ["NO2"]},
+        False,
+        {"terms": ["NO2"]},
+        True,
+    )
+    assert len(cached_files(tmp_path)) == 2
+
+
+def test_a_server_that_drips_its_answer_is_cut_at_the_total_timeout_and_nothing_is_kept(tmp_path: Path):
+    steps = [Step(json_reply({"terms": ["PM2.5"]}, drip_s=0.2))]
+    with ScriptedLLMServer(steps, model=MODEL, schema=SCHEMA) as server:
+        backend = cached_backend(server, tmp_path, timeout_s=0.5, total_timeout_s=1.0, max_retries=0)
+        started = time.monotonic()
+        with pytest.raises(LLMError) as caught:
+            complete_once(backend)
+        elapsed = time.monotonic() - started
+    assert elapsed < 3.0  # the whole answer would take about a minute
+    assert str(caught.value) == (
+        f"model {MODEL!r} at {server.url}/v1/chat/completions: no complete response within 1 s after 1 attempts"
+    )
+    assert cached_files(tmp_path) == []

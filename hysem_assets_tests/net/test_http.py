@@ -137,3 +137,53 @@ def test_parse_retry_after_forms():
 def test_redact_url_masks_only_secrets():
     url = "https://x.org/works?search=a+b&api_key=abc&mailto=me%40x.org"
     assert redact_url(url) == "https://x.org/works?search=a+b&api_key=***&mailto=me%40x.org"
+
+
+def drip_app(size: int = 100, every_s: float = 0.2) -> web.Application:
+    """Sends its body one byte every ``every_s``: never silent long enough for a read timeout."""
+
+    async def drip(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Length": str(size)})
+        await response.prepare(request)
+        for _ in range(size):
+            await response.write(b"x")
+            await asyncio.sleep(every_s)
+        return response
+
+    app = web.Application()
+    app.router.add_get("/drip", drip)
+    return app
+
+
+def test_a_dripping_body_is_cut_at_the_deadline_with_a_clear_line():
+    async def scenario():
+        async with serving(drip_app()) as root:
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(sock_read=0.5)) as session:
+                client = HttpClient(session, requests_per_second=100, retry=RetryPolicy(max_retries=0), deadline_s=1.0)
+                await client.request(f"{root}/drip", params={"api_key": "s3cret"})
+
+    started = time.monotonic()
+    with pytest.raises(FetchError) as caught:
+        asyncio.run(scenario())
+    assert time.monotonic() - started < 3.0  # the whole body would take 20 s
+    message = str(caught.value)
+    assert message.startswith("no complete response within 1 s after 1 attempts (http://127.0.0.1:")
+    assert "/drip?api_key=***" in message and "s3cret" not in message and "\n" not in message
+
+
+def test_sources_take_the_deadline_from_the_profile():
+    from hysem_assets.settings.profile import HttpSettings
+    from hysem_assets.sources.base import Endpoint
+    from hysem_assets.sources.endpoints import with_client
+
+    http = HttpSettings(connect_timeout_s=2, read_timeout_s=0.5, total_timeout_s=1.0, max_retries=0)
+
+    async def scenario() -> float:
+        async with serving(drip_app()) as root:
+            endpoint = Endpoint("openalex", root, requests_per_second=100, max_concurrency=1, page_size=25)
+            started = time.monotonic()
+            with pytest.raises(FetchError, match=r"^no complete response within 1 s after 1 attempts"):
+                await with_client(endpoint, http, lambda client: client.request(f"{root}/drip"))
+            return time.monotonic() - started
+
+    assert asyncio.run(scenario()) < 3.0

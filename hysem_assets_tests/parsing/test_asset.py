@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 from dagster import DagsterInstance, build_asset_context
 
+from hysem_assets.core.filehash import file_sha256
 from hysem_assets.defs.parsing import PARSED_COLUMNS, parsed_docs
 from hysem_assets.defs.resources import PdfParser
-from hysem_assets.fulltext.store import file_sha256
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets_tests.parsing.builders import corrupt_pdf, require, scanned_pdf
 

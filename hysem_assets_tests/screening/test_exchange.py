@@ -162,7 +162,8 @@ def test_a_label_that_is_not_0_or_1_is_refused_naming_the_row(tmp_path: Path):
     with pytest.raises(DecisionsError, match=r"row 3 \(record_id c-2\) has label 'maybe'"):
         read_decisions_file(path, corpus())
     ris = write(tmp_path, "nolabel.ris", "TY  - JOUR\nID  - c-1\nN1  - some other note\nER  - \n")
-    assert read_decisions_file(ris, corpus()) == []  # no ASReview note: unlabelled, skipped
+    with pytest.raises(DecisionsError, match="no record has a label note"):  # it would import nothing
+        read_decisions_file(ris, corpus())
     bare = write(tmp_path, "bare.csv", "record_id,title\nc-1,x\n")
     with pytest.raises(DecisionsError, match="no label column"):
         read_decisions_file(bare, corpus())

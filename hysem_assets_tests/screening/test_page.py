@@ -37,11 +37,11 @@ pytestmark = pytest.mark.skipif(
 
 
 class Server:
-    """`hysem screen --query SAMPLE` in its own process, on a free port."""
+    """`hysem screen --query SAMPLE` in its own process, on a free port (of ``host``, loopback unless named)."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, host: str = "127.0.0.1") -> None:
         environment = {**os.environ, "HYSEM_HOME": str(home)}
-        command = [HYSEM, "screen", "--query", SAMPLE, "--port", "0", "--no-open"]
+        command = [HYSEM, "screen", "--query", SAMPLE, "--host", host, "--port", "0", "--no-open"]
         self.output = home / f"screen-{time.monotonic_ns()}.log"  # a file, never a pipe that could fill up
         with open(self.output, "w") as output:
             self.process = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT)
@@ -181,5 +181,22 @@ def test_bad_or_foreign_requests_are_refused_in_words(server: Server) -> None:
         "requests from other sites are refused",
     )
     rebound = {**as_json, "Host": "evil.example:80"}
-    assert post(server.url + "api/undo", {}, rebound)[0] == 403
+    assert post(server.url + "api/undo", {}, rebound)[0] == 421
     assert decisions() == {}
+
+
+def test_the_page_served_beyond_loopback_works_from_its_token_url(browser, isolated_home) -> None:
+    write_parquet(corpus(), asset_file("deduped_corpus", SAMPLE))
+    server = Server(isolated_home, host="0.0.0.0")
+    try:
+        [url] = re.findall(r"at (http://\S+\?token=\S+)", server.output.read_text())
+        page = open_page(browser, url)  # the page's own requests carry the token the URL gave it
+        page.keyboard.press("i")
+        page.locator("#counts").filter(has_text="1 of 12 decided").wait_for()
+        assert len(decisions()) == 1
+        stranger = browser.new_context().new_page()
+        stranger.goto(server.url)  # the same page without the token: refused
+        assert "open it with the ?token= URL" in stranger.content()
+        stranger.context.close()
+    finally:
+        server.stop()
