@@ -53,15 +53,27 @@ class BackfillStatus:
         )
 
 
+def _read_before(response, deadline: float) -> bytes:
+    """The whole body, or TimeoutError once ``deadline`` (monotonic) passes: a socket timeout alone lets a
+    server that drips its answer hold the command for ever."""
+    chunks = []
+    while chunk := response.read1(1 << 16):
+        chunks.append(chunk)
+        if time.monotonic() > deadline:
+            raise TimeoutError("no complete answer in time")
+    return b"".join(chunks)
+
+
 def graphql(url: str, query: str, variables: dict | None = None, timeout: float = 60) -> dict:
-    """POST one GraphQL document to ``{url}/graphql`` and return its ``data``."""
+    """POST one GraphQL document to ``{url}/graphql`` and return its ``data``, all of it within ``timeout``."""
+    deadline = time.monotonic() + timeout
     body = json.dumps({"query": query, "variables": variables or {}}).encode()
     request = urllib.request.Request(
         f"{url.rstrip('/')}/graphql", data=body, headers={"Content-Type": "application/json"}
     )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            payload = json.load(response)
+            payload = json.loads(_read_before(response, deadline))
     except (urllib.error.URLError, TimeoutError) as exc:
         raise GraphQLError(f"No Dagster webserver answered at {url} ({exc}). Start it with `hysem ui`.") from exc
     if payload.get("errors"):
