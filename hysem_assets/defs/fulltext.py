@@ -140,12 +140,13 @@ class LibraryConfig(Config):
     locale: str = Field("", description="CSL locale such as en-GB; empty: config/citations.yaml.")
 
 
-def zotero_from_environment(base_url: str) -> ZoteroLibrary | None:
-    """A Zotero library at ``base_url`` when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set, else None (exports only)."""
+def zotero_from_environment(base_url: str, deadline_s: float) -> ZoteroLibrary | None:
+    """A Zotero library at ``base_url`` when ZOTERO_LIBRARY_ID and ZOTERO_API_KEY are set, else None (exports only);
+    each request must be whole within ``deadline_s``."""
     (library_id, library_type), key = zotero_library(), api_key("zotero")
     if not (library_id and key):
         return None
-    return ZoteroLibrary(library_id, library_type, key, base_url=base_url)
+    return ZoteroLibrary(library_id, library_type, key, base_url=base_url, deadline_s=deadline_s)
 
 
 @asset(
@@ -172,7 +173,11 @@ def library(
     context.log.info(f"Rendering {len(items):,} citations in {style} ({locale})")
     citations = render_citations(items, style=style, locale=locale)
 
-    zotero, keys, failures = zotero_from_environment(scholarly_apis.base_url("zotero")), {}, {}
+    zotero, keys, failures = (
+        zotero_from_environment(scholarly_apis.base_url("zotero"), scholarly_apis.http.total_timeout_s),
+        {},
+        {},
+    )
     if zotero is not None:
         saved = pdfs[pdfs["status"] == "saved"]
         sync = sync_library(zotero, deduped_corpus, dict(zip(saved["cluster_id"], saved["path"])))

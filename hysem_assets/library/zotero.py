@@ -77,6 +77,8 @@ class ZoteroLibrary:
     library_type: str
     api_key: str = field(repr=False)
     base_url: str = ZOTERO_URL
+    #: The most one request may take, all of it (the profile's ``http.total_timeout_s``).
+    deadline_s: float = 300.0
 
     def __post_init__(self) -> None:
         if self.library_type not in ("user", "group"):
@@ -289,19 +291,45 @@ def with_zotero_fallback(
     return result
 
 
+class DeadlineExceeded(Exception):
+    """A Zotero call still unanswered at the library's deadline."""
+
+
+def _within(deadline_s: float, function: Callable[..., _R], *args: Any, **kwargs: Any) -> _R:
+    """``function(*args, **kwargs)``, given up on after ``deadline_s``: the HTTP client times each read only,
+    so a server that drips its answer would hold the run for ever. The abandoned call ends with its thread."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = function(*args, **kwargs)
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="zotero-call", daemon=True)
+    worker.start()
+    worker.join(deadline_s)
+    if worker.is_alive():
+        raise DeadlineExceeded(f"no complete answer within {deadline_s:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def _call(library: ZoteroLibrary, action: str, function: Callable[..., _R], *args: Any, **kwargs: Any) -> _R:
-    """Run one pyzotero call; a failure becomes a ZoteroError with the key redacted.
+    """Run one pyzotero call within the library's deadline; a failure becomes a ZoteroError with the key
+    redacted (a missed deadline is fatal: the next request would wait as long).
 
     The error is raised outside the ``except`` block so it carries no ``__context__``:
     pyzotero's messages include response bodies, which a misbehaving server may fill with
     the request's headers.
     """
     try:
-        return function(*args, **kwargs)
+        return _within(library.deadline_s, function, *args, **kwargs)
     except Exception as exc:  # every pyzotero and transport error is reported the same way
         error = ZoteroError(
             library.redact(f"Zotero {action} failed: {type(exc).__name__}: {' '.join(str(exc).split())}"),
-            fatal=isinstance(exc, _FATAL),
+            fatal=isinstance(exc, (*_FATAL, DeadlineExceeded)),
         )
     raise error
 

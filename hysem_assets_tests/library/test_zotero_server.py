@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from hysem_assets.library.zotero import ZoteroLibrary, attach_pdfs
+from hysem_assets.library.zotero import ZoteroError, ZoteroLibrary, attach_pdfs, find_existing
+from hysem_assets_tests.dripping_server import dripping_server
 from hysem_assets_tests.library.zotero_server import ZoteroServer
 
 API_KEY = "k3yForShapeChecks0000000"
@@ -68,3 +70,12 @@ def test_atom_entries_have_the_recorded_elements(recorded, server, library):
     content = ours.find(f"{ATOM}content")
     assert (content.get("type"), content.get(f"{ZAPI}type")) == ("xhtml", "citation")
     assert ours.find(f"{ATOM}title").text == "T & U"
+
+
+def test_a_zotero_server_that_drips_its_answer_stops_the_sync_at_the_deadline():
+    with dripping_server() as url:
+        library = ZoteroLibrary("475425", "user", API_KEY, url, deadline_s=1.0)
+        started = time.monotonic()
+        with pytest.raises(ZoteroError, match=r"^Zotero search for .* failed: DeadlineExceeded: no complete answer"):
+            find_existing(library, {"c-1": {"title": "A", "DOI": "10.1234/x"}})
+        assert time.monotonic() - started < 4
