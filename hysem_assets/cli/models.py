@@ -10,8 +10,8 @@ import click
 
 from hysem_assets.settings.environment import project_root
 
-#: Labelled data beside a source checkout (``../shared/realdata``), when there is one.
-_REALDATA = (project_root() or Path.cwd()).parent / "shared" / "realdata"
+#: Labelled data beside the source checkout (``../shared/realdata``); for an installed wheel, name it with --data.
+_REALDATA = (project_root() or Path(__file__).resolve().parents[2]).parent / "shared" / "realdata"
 
 
 @click.group()

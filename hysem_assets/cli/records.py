@@ -89,7 +89,7 @@ def extract(input_path: Path, protocol_name: str, output: Path) -> None:
         click.echo(f"warning: {input_path}, {problem}; skipped (fix the line and run again)", err=True)
 
     try:
-        done = extract_file(input_path, protocol, output, warn)
+        done = extract_file(input_path, protocol, lambda: click.open_file(str(output), "w", encoding="utf-8"), warn)
     except RecordsFileError as error:
         raise click.ClickException(str(error)) from None
     skipped = f"{len(done.problems):,} line{'' if len(done.problems) == 1 else 's'} of {input_path} skipped"

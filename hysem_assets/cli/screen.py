@@ -11,7 +11,6 @@ import click
 
 from hysem_assets.cli.options import query_option
 from hysem_assets.screening.decisions import DecisionsError
-from hysem_assets.screening.reviewing import ScreeningError, export_query_decisions, import_decisions, screening_page
 
 
 @click.group(invoke_without_command=True)
@@ -36,6 +35,7 @@ def screen(ctx: click.Context, slug: str | None, host: str, port: int, open_brow
         return
     if slug is None:
         raise click.UsageError("name the query to screen: hysem screen --query QUERY (or a subcommand)")
+    from hysem_assets.screening.reviewing import ScreeningError, screening_page
     from hysem_assets.screening.web import is_loopback, serve
 
     try:
@@ -72,6 +72,8 @@ def screen_import(path: Path, slug: str, replace: bool) -> None:
     """Add the decisions of PATH, an ASReview export (CSV or RIS) or a file of `hysem screen export`.
 
     Rows are matched to works by id, DOI, then title; the import is taken whole or not at all."""
+    from hysem_assets.screening.reviewing import ScreeningError, import_decisions
+
     try:
         done = import_decisions(path, slug, replace=replace)
     except (ScreeningError, DecisionsError) as exc:
@@ -84,6 +86,8 @@ def screen_import(path: Path, slug: str, replace: bool) -> None:
 @query_option("Query slug (partition) whose decisions to export.")
 def screen_export(path: Path, slug: str) -> None:
     """Write every work with its decision to PATH: CSV (.csv, .tsv) or RIS (.ris), as ASReview reads them."""
+    from hysem_assets.screening.reviewing import ScreeningError, export_query_decisions
+
     try:
         rows, decided = export_query_decisions(path, slug)
     except (ScreeningError, DecisionsError) as exc:
@@ -111,7 +115,7 @@ def screen_simulate(
     label_included), with hysem's ranker, the recorded decisions answering; print WSS@95 and
     the recall after 10% of the records are screened. It stops once both are known, and says
     on stderr how far it is."""
-    from hysem_assets.core.progress import Progress
+    from hysem_assets.core.progress import Progress, StderrLines
     from hysem_assets.screening.simulation import DatasetError, draw_priors, read_dataset, simulate_review
 
     try:
@@ -122,7 +126,7 @@ def screen_simulate(
     click.echo(
         f"Simulating {len(frame):,} records: featurizing, then screening until both measures are known", err=True
     )
-    progress = Progress(_Stderr(), "screened", unit="records", interval_s=progress_every)
+    progress = Progress(StderrLines(), "screened", unit="records", interval_s=progress_every)
     try:
         result = simulate_review(frame, priors, progress=progress)
     finally:
@@ -143,13 +147,6 @@ def screen_simulate(
         f"{', '.join(measures['priors'])}\nWSS@95 {measures['wss@95']:.3f}, recall after 10% screened "
         f"{measures['recall@10%']:.3f}"
     )
-
-
-class _Stderr:
-    """Progress lines on stderr, where click sends them (the results go to stdout)."""
-
-    def info(self, line: str) -> None:
-        click.echo(line, err=True)
 
 
 COMMANDS = (screen,)

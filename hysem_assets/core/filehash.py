@@ -36,11 +36,13 @@ def add_file(digest: Any, path: Path) -> None:
 
 def file_sha256(path: Path) -> str:
     """Hex sha256 of ``path``'s bytes, read once per version of the file in this process."""
-    return _sha256(str(path), stamp(path))
+    if (version := stamp(path)) is None:
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    return _sha256(str(path), version)
 
 
 @lru_cache(maxsize=64)
-def _sha256(path: str, version: Stamp | None) -> str:
+def _sha256(path: str, version: Stamp) -> str:
     digest = hashlib.sha256()
-    add_file(digest, Path(path))  # a missing file (version None) raises FileNotFoundError here, and is not cached
+    add_file(digest, Path(path))
     return digest.hexdigest()

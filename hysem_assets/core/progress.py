@@ -9,11 +9,23 @@ import time
 from tqdm import tqdm
 
 
+class StderrLines:
+    """Where a command's progress lines go: the ``sys.stderr`` of the moment, so its results can go to stdout
+    (a logging handler would keep the stream it was made with)."""
+
+    def info(self, line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+
 class Progress:
     """Callable ``(done, total)`` that logs at most every ``interval_s`` seconds with a rate."""
 
     def __init__(
-        self, log: logging.Logger | logging.LoggerAdapter, label: str, unit: str = "records", interval_s: float = 2.0
+        self,
+        log: logging.Logger | logging.LoggerAdapter | StderrLines,
+        label: str,
+        unit: str = "records",
+        interval_s: float = 2.0,
     ):
         self.log = log
         self.label = label

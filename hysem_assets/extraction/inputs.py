@@ -40,44 +40,47 @@ def _not_utf8(error: UnicodeDecodeError) -> str:
     return f"not UTF-8 text (byte 0x{error.object[error.start]:02X} at byte {error.start + 1}); {_SAVE_AS_UTF8}"
 
 
-def _lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed value or the error) of each non-blank line of a JSON Lines file."""
+def _decoded(path: Path) -> Iterator[tuple[int, str | ValueError]]:
+    """(line number, the line as text, or why it is not UTF-8) of each line of ``path``."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                line = raw.decode("utf-8")
+                yield number, raw.decode("utf-8")
             except UnicodeDecodeError as error:
                 yield number, ValueError(_not_utf8(error))
-                continue
-            if not line.strip():
-                continue
+
+
+def _lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value or the error) of each non-blank line of a JSON Lines file."""
+    for number, line in _decoded(path):
+        if isinstance(line, ValueError):
+            yield number, line
+        elif line.strip():
             try:
                 yield number, json.loads(line)
             except json.JSONDecodeError as error:
                 yield number, ValueError(f"not JSON ({error.msg} at column {error.colno})")
 
 
-def _check_utf8(path: Path) -> None:
-    """A CSV file that is not UTF-8 stops here, naming the first line that is not."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(f"{path}, line {number}: {_not_utf8(error)}") from None
-
-
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, row) of a CSV file with a header; the line is where the row starts."""
-    _check_utf8(path)
+    """(line number, row) of a CSV file with a header; the line is where the row starts. A file that is not
+    UTF-8, or with a field longer than any record may hold, stops here naming the line."""
+    if problem := next(((n, line) for n, line in _decoded(path) if isinstance(line, ValueError)), None):
+        raise ValueError(f"{path}, line {problem[0]}: {problem[1]}")
+    csv.field_size_limit(max(csv.field_size_limit(), 8 * MAX_RECORD_CHARS))  # a longer record is told by _record
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or "id" not in reader.fieldnames:
             raise ValueError(f"{path}: a CSV of records needs a header with an `id` column (and title, abstract, text)")
         line = reader.line_num + 1
-        for row in reader:
-            yield line, row
-            line = reader.line_num + 1
+        try:
+            for row in reader:
+                yield line, row
+                line = reader.line_num + 1
+        except csv.Error as error:
+            raise ValueError(
+                f"{path}, line {line}: {error}; a record holds at most {MAX_RECORD_CHARS:,} characters"
+            ) from None
 
 
 def _record(value: Any) -> dict[str, str]:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +15,7 @@ from typing import TextIO
 
 import pandas as pd
 
-from hysem_assets.core.progress import Progress
+from hysem_assets.core.progress import Progress, StderrLines
 from hysem_assets.extraction.backends import build_backend
 from hysem_assets.extraction.inputs import Problem, read_records
 from hysem_assets.extraction.rows import all_failed, documents_to_extract, extracted_rows
@@ -41,24 +39,15 @@ class FileExtraction:
     all_failed: str | None = None
 
 
-def _progress_log() -> logging.Logger:
-    """Progress lines on stderr, so the results can go to stdout."""
-    log = logging.getLogger("hysem.extract")
-    if not log.handlers:
-        log.addHandler(logging.StreamHandler(sys.stderr))
-        log.setLevel(logging.INFO)
-        log.propagate = False
-    return log
-
-
-def _opened(output: Path) -> contextlib.AbstractContextManager[TextIO]:
-    return contextlib.nullcontext(sys.stdout) if str(output) == "-" else output.open("w", encoding="utf-8")
-
-
-def extract_file(input_path: Path, protocol: Protocol, output: Path, warn: Callable[[Problem], None]) -> FileExtraction:
-    """Extract ``protocol``'s fields from each record of ``input_path`` (JSON Lines or CSV) into ``output``
-    (JSON Lines, ``-`` for stdout), once all are read; a line that cannot be read goes to ``warn`` and is
-    skipped."""
+def extract_file(
+    input_path: Path,
+    protocol: Protocol,
+    open_output: Callable[[], contextlib.AbstractContextManager[TextIO]],
+    warn: Callable[[Problem], None],
+) -> FileExtraction:
+    """Extract ``protocol``'s fields from each record of ``input_path`` (JSON Lines or CSV) into the JSON Lines
+    file ``open_output()`` opens once all are extracted (so a run that fails early leaves an earlier output
+    as it was); a line that cannot be read goes to ``warn`` and is skipped."""
     try:
         records, problems = read_records(input_path)
     except ValueError as error:
@@ -70,13 +59,13 @@ def extract_file(input_path: Path, protocol: Protocol, output: Path, warn: Calla
     corpus = records.rename(columns={"id": "cluster_id"})
     full_texts = pd.DataFrame({"cluster_id": corpus["cluster_id"], "markdown": corpus["text"], "error": None})
     documents = documents_to_extract(corpus, full_texts)
-    progress = Progress(_progress_log(), "extract", unit="records")
+    progress = Progress(StderrLines(), "extract", unit="records")
     try:
         rows = extracted_rows(documents, protocol, backend, settings, progress)
     finally:
         progress.close()
     names = [spec.name for spec in protocol.fields]
-    with _opened(output) as handle:
+    with open_output() as handle:
         for document, row in zip(documents, rows, strict=True):
             result = {"id": document.doc_id, "text_source": document.metadata["text_source"]}
             result |= {name: row[name] for name in names}

@@ -13,10 +13,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from hysem_assets import __version__
 from hysem_assets.llm.completion import Completion, LLMError, Message
-from hysem_assets.net.http import FetchError, HttpClient, RetryPolicy, make_session, redact_url
+from hysem_assets.net.http import FetchError, HttpClient, RetryPolicy, make_session
 from hysem_assets.settings.backends import (
     BackendConfigError,
     GenerationParams,
@@ -169,7 +170,11 @@ class OpenAICompatibleBackend:
 
     @property
     def server(self) -> str:
-        return redact_url(self.url)
+        """Where the model is served, as answers are cached under it: scheme, host, port and path, never
+        credentials or query (so neither a secret nor the secrets this process happens to know shape it)."""
+        parts = urlsplit(self.url)
+        host = f"[{parts.hostname}]" if parts.hostname and ":" in parts.hostname else parts.hostname or ""
+        return urlunsplit((parts.scheme, host + (f":{parts.port}" if parts.port else ""), parts.path, "", ""))
 
     async def complete(
         self,

@@ -277,9 +277,9 @@ def _spans(
 
 def load(folder: Path | None = None) -> Tagger:
     """The process' tagger of ``folder`` (default :data:`MODEL_DIR`): one session, loaded and checked on first
-    use, and again only once its weights or card change on disk."""
+    use, and again only once its weights, card or tokenizer change on disk."""
     where = Path(folder or MODEL_DIR)
-    return _load(str(where), stamp(where / MODEL_FILE), stamp(where / CARD_FILE))
+    return _load(str(where), stamp(where / MODEL_FILE), stamp(where / CARD_FILE), stamp(tokenizer_file()))
 
 
 @lru_cache(maxsize=2)

@@ -53,9 +53,8 @@ def _version() -> str:
         return "unknown"
 
 
-def cache_key(query: str, question: str, *, include_retracted: bool = False) -> str:
-    """The answer's identity: question, options, the state of its inputs, the profile and the code."""
-    profile = load_settings().profile_file
+def cache_key(query: str, question: str, profile: Path, *, include_retracted: bool = False) -> str:
+    """The answer's identity: question, options, the state of its inputs, the ``profile`` file and the code."""
     state = {
         "query": query,
         "question": " ".join(question.split()),
@@ -99,7 +98,8 @@ def read_tables(query: str) -> dict[str, Any]:
 
 def ask(query: str, question: str, *, include_retracted: bool = False, use_cache: bool = True) -> tuple[dict, bool]:
     """The answer record for ``question`` in partition ``query``, and whether it came from the cache."""
-    key = cache_key(query, question, include_retracted=include_retracted)
+    loaded = load_settings()
+    key = cache_key(query, question, loaded.profile_file, include_retracted=include_retracted)
     if use_cache and (answer := cached_answer(query, key)) is not None:
         return answer, True
     from hysem_assets.qa.answer import answer_questions, readable
@@ -107,7 +107,7 @@ def ask(query: str, question: str, *, include_retracted: bool = False, use_cache
     from hysem_assets.settings import redaction
 
     tables = read_tables(query)
-    profile = load_settings().profile
+    profile = loaded.profile
     redaction.declare_profile_secrets(profile.model_dump())
     redaction.install()
     settings = profile.assets

@@ -54,8 +54,8 @@ class BackfillStatus:
 
 
 def _read_before(response, deadline: float) -> bytes:
-    """The whole body, or TimeoutError once ``deadline`` (monotonic) passes: a socket timeout alone lets a
-    server that drips its answer hold the command for ever."""
+    """The whole body, or TimeoutError once ``deadline`` (monotonic) has passed between two reads: a socket
+    timeout alone lets a server that drips its answer hold the command for ever."""
     chunks = []
     while chunk := response.read1(1 << 16):
         chunks.append(chunk)
@@ -65,7 +65,8 @@ def _read_before(response, deadline: float) -> bytes:
 
 
 def graphql(url: str, query: str, variables: dict | None = None, timeout: float = 60) -> dict:
-    """POST one GraphQL document to ``{url}/graphql`` and return its ``data``, all of it within ``timeout``."""
+    """POST one GraphQL document to ``{url}/graphql`` and return its ``data``; the answer must be whole by
+    ``timeout`` after the request (a read already waiting may add one more ``timeout``)."""
     deadline = time.monotonic() + timeout
     body = json.dumps({"query": query, "variables": variables or {}}).encode()
     request = urllib.request.Request(

@@ -36,6 +36,8 @@ LABEL_COLUMNS = (
     "included_label", "included_final", "included_flag", "include",
 )  # fmt: skip
 RIS_LABELS = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
+#: The labels as a note may spell them, in any case.
+_LABEL_OF = {note.lower(): label for note, label in RIS_LABELS.items()}
 LABEL_PREFIX = "asreview_"  # a note starting so is meant as a label
 REASON_NOTE = "exclusion_reason: "
 FORMATS = {".csv": "csv", ".tsv": "csv", ".ris": "ris", ".txt": "ris"}
@@ -209,14 +211,14 @@ def _read_ris(path: Path) -> list[tuple[str, dict]]:
         notes = [str(note).strip() for note in entry.get("notes") or []]
         where = f"record {number}" + (f" (ID {entry['id']})" if entry.get("id") else "")
         unknown = next(
-            (note for note in notes if note.lower().startswith(LABEL_PREFIX) and note not in RIS_LABELS), None
+            (note for note in notes if note.lower().startswith(LABEL_PREFIX) and note.lower() not in _LABEL_OF), None
         )
         if unknown is not None:
             raise DecisionsError(
                 f"{path}: {where} has the note {unknown!r}, which is no label; label notes are "
                 f"{', '.join(RIS_LABELS)}. Correct it and import again"
             )
-        labels = [RIS_LABELS[note] for note in notes if note in RIS_LABELS]
+        labels = [_LABEL_OF[note.lower()] for note in notes if note.lower() in _LABEL_OF]
         labelled = labelled or bool(labels)
         reason = next((note[len(REASON_NOTE) :].strip() for note in notes if note.startswith(REASON_NOTE)), None)
         title = entry.get("title") or entry.get("primary_title")

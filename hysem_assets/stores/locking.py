@@ -51,7 +51,7 @@ def orphaned_holder(store: Path) -> ProcessOwner | None:
     owner = ProcessOwner.read(owner_path(store))
     if owner is None or owner.pid == os.getpid() or owner.state() != "alive":
         return None
-    deleted = f"{lock_path(store)} (deleted)"
+    deleted = f"{os.path.realpath(lock_path(store))} (deleted)"  # /proc names files by their real path
     try:
         descriptors = list(Path(f"/proc/{owner.pid}/fd").iterdir())
     except OSError:  # no /proc here, or not allowed to look: nothing to tell

@@ -3,7 +3,7 @@
 Asset files are written whole or not at all (:func:`write_parquet`), but a disk, a user or
 another program can still damage or replace one afterwards. The writer keeps a small record
 beside each file (``<partition>.parquet.json``: rows, columns, bytes), so any reader can tell,
-without Dagster, whether the file is the one its materialization wrote. Reading goes through
+without Dagster, whether the file still has the rows, columns and size its materialization wrote. Reading goes through
 :func:`read_table`, whose error names the asset, the partition and the command that repairs it;
 :func:`file_problem` says what is wrong with a file without reading its rows (``hysem status``
 and ``hysem doctor`` check every file so, against the same record). No Dagster here: ``hysem
@@ -134,15 +134,16 @@ def read_table(path: Path) -> pd.DataFrame:
     Arrow reads the path itself: ``pd.read_parquet`` hands it an open Python file, and Arrow's
     threads may still be closing that file when a short process such as ``hysem status`` exits,
     which now and then aborts the process (apache/arrow#34314, #50482)."""
-    try:
-        table = pq.read_table(str(path))
-    except FileNotFoundError:
-        raise
-    except (pa.ArrowException, OSError) as exc:
-        raise DamagedAssetError(_damaged(path, f"its file cannot be read ({_first_line(exc)})")) from None
-    if problem := _checked(path, table.num_rows, table.schema.names, None):
-        raise DamagedAssetError(_damaged(path, problem))
-    return table.to_pandas()
+    for _ in range(2):  # a second look, in case a writer replaced file and record between our reads
+        try:
+            table = pq.read_table(str(path))
+        except FileNotFoundError:
+            raise
+        except (pa.ArrowException, OSError) as exc:
+            raise DamagedAssetError(_damaged(path, f"its file cannot be read ({_first_line(exc)})")) from None
+        if not (problem := _checked(path, table.num_rows, table.schema.names, None)):
+            return table.to_pandas()
+    raise DamagedAssetError(_damaged(path, problem))
 
 
 def _first_line(error: BaseException) -> str:

@@ -138,3 +138,15 @@ def test_a_record_longer_than_any_article_is_left_out_with_its_size(tmp_path: Pa
     rows, stderr = run(tmp_path, [json.dumps(TRIAL), huge], exit_code=1)
     assert "line 2: record 'huge' holds 2,000,010 characters of text, over the 2,000,000 one record may hold" in stderr
     assert [row["id"] for row in rows] == ["trial-1"]
+
+
+def test_a_csv_full_text_longer_than_the_csv_modules_default_field_is_read(tmp_path: Path) -> None:
+    source = tmp_path / "records.csv"
+    with source.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["id", "title", "abstract", "text"])
+        writer.writeheader()
+        writer.writerow({**TRIAL, "text": "Methods. " + "x" * 140_000 + "\n\n" + TRIAL["abstract"]})
+    output = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, ["extract", str(source), "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["text_source"] for line in output.read_text().splitlines()] == ["full_text"]

@@ -186,3 +186,16 @@ def test_a_title_several_works_share_identifies_none_of_them(tmp_path: Path):
     pd.DataFrame({"record_id": [5], "title": ["Editorial"], "included": [0]}).to_csv(path, index=False)
     with pytest.raises(DecisionsError, match="a title several works share"):
         read_decisions_file(path, twins)
+
+
+def test_a_ris_label_is_read_in_any_case(tmp_path: Path):
+    ris = write(
+        tmp_path,
+        "lower.ris",
+        "TY  - JOUR\nDO  - 10.1000/ABC\nN1  - asreview_relevant\nER  - \n\n"
+        "TY  - JOUR\nTI  - Soil carbon under grazing\nN1  - ASREVIEW_IRRELEVANT\nER  - \n",
+    )
+    assert essentials(read_decisions_file(ris, corpus())) == {
+        "c-1": ("included", None),
+        "c-3": ("excluded", "excluded in lower.ris"),
+    }
