@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dagster._core.storage.defs_state.base import set_defs_state_storage
 
 from hysem_assets_tests.paths import PROJECT_ROOT, REALDATA
 
@@ -30,6 +32,14 @@ def isolated_home(
     for source in ("PUBMED", "OPENALEX", "SCOPUS", "CROSSREF", "UNPAYWALL", "ZOTERO"):
         monkeypatch.delenv(f"HYSEM_{source}_URL", raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_instance_state_left_behind() -> Iterator[None]:
+    """Each test starts with no Dagster definitions-state storage in context: ``with instance:`` installs its
+    instance's and leaves it there on exit, so a later test that loads definitions would meet a disposed one."""
+    with set_defs_state_storage(None):
+        yield
 
 
 @pytest.fixture
