@@ -395,5 +395,14 @@ def test_a_full_disk_is_said_in_one_line_by_status_doctor_and_ask_never_by_a_sig
         (disk / "filler").unlink()
         answered = _hysem(disk / "home", "ask", "--query", SAMPLE, question, timeout=300)
         assert answered.returncode == 0 and "random forest" in answered.stdout.lower(), answered.stderr[-2000:]
+
+        # the disk fills in the middle of a run: its last line says so, with no SQL dumped above it
+        running = _Running(disk / "home", "materialize", "--query", SAMPLE)
+        running.wait_for(" - library - ")
+        subprocess.run(["fallocate", "-l", str(shutil.disk_usage(disk).free), str(disk / "filler")], check=True)
+        assert running.process.wait(timeout=600) == 1
+        said = "".join(running.lines)
+        assert said.strip().splitlines()[-1].startswith("Error: ") and "No space left" in said, said[-2000:]
+        assert "[SQL:" not in said and "[parameters:" not in said and "Traceback" not in said
     finally:
         subprocess.run(["umount", str(disk)], check=False)

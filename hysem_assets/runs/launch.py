@@ -31,7 +31,7 @@ from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.runs.instance import get_instance
 from hysem_assets.runs.integrity import stored_assets
 from hysem_assets.runs.reclaim import describe_claims, stale_runs
-from hysem_assets.runs.supervise import run_supervised
+from hysem_assets.runs.supervise import StorageErrorsInOneLine, run_supervised
 from hysem_assets.settings.catalog import review_for
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.queries import QuerySpec, append_query
@@ -95,7 +95,8 @@ def declare_query(spec: QuerySpec) -> None:
 def supervised(command: str, launch: Callable[[Any, dict[str, str]], Any], say: Callable[[str], None] = _say):
     """One run, after dead runs are reclaimed; signals stop it cleanly and pool waits are shown."""
     instance = get_instance()
-    return run_supervised(lambda tags: launch(instance, tags), instance, command=command, say=say)
+    with contextlib.redirect_stderr(StorageErrorsInOneLine(sys.stderr)):
+        return run_supervised(lambda tags: launch(instance, tags), instance, command=command, say=say)
 
 
 def materialize_query(

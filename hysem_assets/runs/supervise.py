@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from dagster import DagsterInstance, RunsFilter
 
@@ -158,6 +158,28 @@ def _to_terminal(say: Callable[[str], None]) -> tuple[Callable[[str], None], Cal
         stream.flush()
 
     return tell, stream.close
+
+
+#: How Dagster begins what it writes to stderr when it cannot store a log call in its event log; the SQL
+#: statement, its parameters and a link follow on further lines of the same write.
+EVENT_LOG_FAILURE = "Exception while writing logger call to event log:"
+
+
+class StorageErrorsInOneLine:
+    """A run's stderr, with Dagster's failures to write its event log cut to their first line: the SQL and
+    parameters after it tell a user nothing, and the command's last line says what to do (a full disk, most
+    often)."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if text.startswith(EVENT_LOG_FAILURE):
+            text = text.split("\n", 1)[0] + "\n"
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def run_supervised(
