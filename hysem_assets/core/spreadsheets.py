@@ -68,6 +68,11 @@ def write_csv(frame: pd.DataFrame, path: Path, sep: str = ",") -> None:
     path.write_text(csv_text(frame, sep), encoding="utf-8", newline="")
 
 
+def separator(path: Path) -> str:
+    """The field separator a file's suffix names: tab for ``.tsv``, else comma."""
+    return "\t" if path.suffix.lower() == ".tsv" else ","
+
+
 def write_xlsx(frame: pd.DataFrame, path: Path, sheet: str) -> None:
     """``frame`` as a spreadsheet a reviewer can read: bold frozen header, filters, widths fitted
     to the content (at most ``_MAX_WIDTH``) and wrapped text; no cell is a formula."""

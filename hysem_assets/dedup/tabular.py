@@ -22,7 +22,7 @@ from bibtexparser.bparser import BibTexParser
 from bibtexparser.customization import convert_to_unicode
 
 from hysem_assets.core.identifiers import extract_doi
-from hysem_assets.core.spreadsheets import write_csv
+from hysem_assets.core.spreadsheets import separator, write_csv
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.explain import PairExplanation, explain_pair
 from hysem_assets.dedup.normalize import is_missing, normalize_title, text_or_empty
@@ -117,9 +117,9 @@ def _read_csv(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
     """Comma, tab or semicolon separated text; a row with too many fields keeps the
     leading ones (and is reported) instead of failing the file. A quote left open,
     which swallows every later line into one field, fails with the line where it opens."""
-    separator = max(",\t;", key=text.split("\n", 1)[0].count)
+    delimiter = max(",\t;", key=text.split("\n", 1)[0].count)
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_BYTES))
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header, warnings = _unique_header(next(reader, []), name)
     rows: list[list[str]] = []
     fields: list[str] = []
@@ -137,7 +137,7 @@ def _read_csv(text: str, name: str) -> tuple[pd.DataFrame, list[str]]:
         if any(field.strip() for field in fields):
             rows.append((fields + [""] * len(header))[: len(header)])
         last = (start, fields)
-    if rows and _open_quote(last[1], len(header), separator):
+    if rows and _open_quote(last[1], len(header), delimiter):
         raise BibliographyError(
             f"Line {last[0]} of '{name}' opens a quote that is never closed, so every line after it "
             "would be read as one field. Close or remove that quote."
@@ -388,4 +388,4 @@ def write_table(result: pd.DataFrame, output: Path) -> None:
     elif suffix == ".json":
         result.to_json(output, orient="records", force_ascii=False, indent=2)
     else:
-        write_csv(result, output, sep="\t" if suffix == ".tsv" else ",")
+        write_csv(result, output, sep=separator(output))

@@ -25,7 +25,7 @@ import pandas as pd
 import rispy
 
 from hysem_assets.core.identifiers import normalize_doi
-from hysem_assets.core.spreadsheets import restored, write_csv
+from hysem_assets.core.spreadsheets import restored, separator, write_csv
 from hysem_assets.library.exports import ris
 from hysem_assets.library.work import strings
 from hysem_assets.screening.decisions import Decision, DecisionsError
@@ -79,7 +79,7 @@ def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path:
             "exclusion_reason": [reason.get(record) for record in ids],
         }
     )
-    write_csv(table, path, sep=_separator(path))
+    write_csv(table, path, sep=separator(path))
     return len(table)
 
 
@@ -160,13 +160,9 @@ def _label(value: object, where: str, path: Path) -> int | None:
     raise DecisionsError(f"{path}: {where} has label {value!r}; labels are 1 (included), 0 (excluded) or empty")
 
 
-def _separator(path: Path) -> str:
-    return "\t" if path.suffix.lower() == ".tsv" else ","
-
-
 def _read_csv(path: Path) -> list[tuple[str, dict]]:
     try:
-        frame = pd.read_csv(path, sep=_separator(path), dtype=str, keep_default_na=False).map(restored)
+        frame = pd.read_csv(path, sep=separator(path), dtype=str, keep_default_na=False).map(restored)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DecisionsError(f"{path}: not a readable CSV file ({exc})") from None
     columns = {column.lower(): column for column in frame.columns}
