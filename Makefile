@@ -7,7 +7,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install ocr demo docs test ui validate bench asreview-venv tagger clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr demo docs test ui validate bench asreview-venv tagger findings-model clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ validate: install
 
 tagger: install  ## retrain the shipped span tagger from ../shared/realdata/pico_ebmnlp (2 cores: about 45 minutes)
 	$(VENV)/bin/hysem train tagger
+
+findings-model: install  ## retrain the shipped findings model from ../shared/realdata/evidence_inference (2 cores: about an hour)
+	$(VENV)/bin/hysem train findings
 
 bench: install asreview-venv
 	$(PY) -m pip install --quiet -e '.[test,sample,bench]'

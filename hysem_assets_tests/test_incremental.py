@@ -22,8 +22,10 @@ from dagster import DagsterInstance, materialize
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import ChunkStore
+from hysem_assets.findings.schema import DIRECTIONS, NO_DIFFERENCE
 from hysem_assets.knowledge.build import article_digests
 from hysem_assets.qa.ask import ask
+from hysem_assets.qa.synthesis import FOUND
 from hysem_assets.settings.environment import asset_file
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, compare, work_id
 from hysem_assets_tests.aggregations import (
@@ -53,7 +55,7 @@ INDEXED = (
     "extracted_fields",
     "vector_index",
 )
-ASSETS = (*INDEXED, "topics", "canonical_terms", "knowledge_graph")
+ASSETS = (*INDEXED, "topics", "canonical_terms", "findings", "knowledge_graph")
 PER_WORK = ("parsed_docs", "extracted_fields")
 
 
@@ -135,6 +137,7 @@ def test_a_re_run_redoes_only_new_works_and_a_chunk_size_only_the_vector_index(c
         assert found.processed <= found.new + found.changed and found.reused >= found.unchanged > 0
         assert counts(grown["parsed_docs"]) == WorkChanges(unchanged=3, reused=3)
         answers_equal_the_extracted_fields()
+        synthesis_shows_the_null_results()
 
         # A smaller chunk size: parsing and extraction reuse everything, the vector index re-embeds.
         chunking = defs.resources["chunk_store"].settings.model_copy(update={"max_tokens": 120})
@@ -175,6 +178,34 @@ def answers_equal_the_extracted_fields() -> None:
     cohorts = rows.loc[rows["study_design"].eq("cohort study"), "cluster_id"]
     trend = claims("How has the number of cohort studies changed over time?", "trend")
     assert per_year_in(trend) == per_year(years, cohorts, counted)
+
+
+#: The meta-analysis of trials (RR 1.02) and the trial whose atorvastatin did not slow progression to dementia.
+META_ANALYSIS, NULL_TRIAL = "10.5555/cvn.2017.0201", "10.5555/bcm.2022.0114"
+FOUND_WORDS = {words: direction for direction, words in FOUND.items()}
+_VERDICT_PART = re.compile(
+    r"(\d+|none) (?:stud(?:y|ies) found )?(a significant decrease|no significant difference|a significant increase)"
+)
+
+
+def synthesis_shows_the_null_results() -> None:
+    """ "Do statins reduce the risk of dementia?": the meta-analysis and the null trial are shown as no significant
+    difference, the meta-analysis apart from the studies, and the verdict's counts are the table's."""
+    corpus = table("deduped_corpus")
+    cluster = dict(zip(corpus["doi"].str.lower(), corpus["cluster_id"], strict=True))
+    answer, _ = ask(SLUG, "Do statins reduce the risk of dementia?", use_cache=False)
+    assert answer["route"] == "synthesis", answer["route_reason"]
+    synthesis = answer["json"]["synthesis"]
+    lines = {(group["group"], line["cluster_id"]): line for group in synthesis["groups"] for line in group["lines"]}
+    assert lines[("review", cluster[META_ANALYSIS])]["direction"] == NO_DIFFERENCE
+    assert ("review", cluster[NULL_TRIAL]) not in lines
+    assert lines[(NO_DIFFERENCE, cluster[NULL_TRIAL])]["study_kind"] == "primary"
+    counted = {group["group"]: len({line["cluster_id"] for line in group["lines"]}) for group in synthesis["groups"]}
+    assert all(group["studies"] == counted[group["group"]] for group in synthesis["groups"])
+    said = {
+        FOUND_WORDS[found]: 0 if n == "none" else int(n) for n, found in _VERDICT_PART.findall(synthesis["verdict"])
+    }
+    assert said == {direction: counted.get(direction, 0) for direction in DIRECTIONS}
 
 
 def ranked_counts(claims: list[str]) -> dict[str, int]:

@@ -26,6 +26,7 @@ _PLAIN = (
     "BibliographyError",
     "DiskFullError",
     "TaggerUnavailable",
+    "FindingsModelUnavailable",
     "DamagedAssetError",
 )
 _READ_ONLY = ("readonly database", "read-only file system", "unable to open database file", "permission denied")

@@ -43,6 +43,30 @@ def train_tagger(data: Path, output: Path | None) -> None:
     click.echo(f"wrote {output or MODEL_DIR} (sha256 {card['sha256'][:12]})")
 
 
+@train.command("findings")
+@click.option(
+    "--data",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=_REALDATA / "evidence_inference",
+    show_default=True,
+    help="Folder with prompts.csv, annotations.csv and txt/ (Evidence Inference).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write the model (default: the package's findings/model, which the findings asset loads).",
+)
+def train_findings(data: Path, output: Path | None) -> None:
+    """Train the findings model: evidence sentence and direction of a comparison (CPU, fixed seed, about an hour)."""
+    from hysem_assets.findings.build import build
+    from hysem_assets.findings.classifier import MODEL_DIR
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    card = build(data, output or MODEL_DIR, progress=lambda line: click.echo(line, err=True))
+    click.echo(f"wrote {output or MODEL_DIR} (sha256 {card['sha256'][:12]})")
+
+
 @click.command("eval-retrieval")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--method", type=click.Choice(["bm25", "dense", "hybrid", "all"]), default="all", show_default=True)

@@ -46,3 +46,18 @@ def _sha256(path: str, version: Stamp) -> str:
     digest = hashlib.sha256()
     add_file(digest, Path(path))
     return digest.hexdigest()
+
+
+class CardMismatch(RuntimeError):
+    """A model file is not the one its card records; the message names the file and the fix."""
+
+
+def card_sha256(path: Path, expected: str | None, model: str, fix: str) -> str:
+    """The sha256 of ``path`` if it is ``expected`` (the card's record), else :class:`CardMismatch` naming both."""
+    found = file_sha256(path)
+    if found != expected:
+        recorded = expected[:12] if expected else "none"
+        raise CardMismatch(
+            f"{model}'s {path} does not match its model card: sha256 {found[:12]}, the card records {recorded}; {fix}"
+        )
+    return found

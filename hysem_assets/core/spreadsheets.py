@@ -16,12 +16,14 @@ to it), so no writer can leave a value live.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from openpyxl import Workbook, load_workbook
 from openpyxl.styles import Alignment, Font
+from openpyxl.worksheet.worksheet import Worksheet
 
 #: What a spreadsheet reads as the start of a formula, after any tabs, returns or spaces it drops.
 _FORMULA = re.compile(r"^[\t\r\n ]*[=+\-@]|^[\t\r]")
@@ -74,13 +76,25 @@ def separator(path: Path) -> str:
 
 
 def write_xlsx(frame: pd.DataFrame, path: Path, sheet: str) -> None:
-    """``frame`` as a spreadsheet a reviewer can read: bold frozen header, filters, widths fitted
+    """``frame`` as a one-sheet spreadsheet (see :func:`write_workbook`)."""
+    write_workbook({sheet: frame}, path)
+
+
+def write_workbook(sheets: Mapping[str, pd.DataFrame], path: Path) -> None:
+    """One sheet per frame, in order, each readable by a reviewer: bold frozen header, filters, widths fitted
     to the content (at most ``_MAX_WIDTH``) and wrapped text; no cell is a formula."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_excel(path, sheet_name=sheet, index=False, engine="openpyxl")
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        for sheet, frame in sheets.items():
+            frame.to_excel(writer, sheet_name=sheet, index=False)
     workbook = load_workbook(path)
     strings_not_formulas(workbook)
-    worksheet = workbook[sheet]
+    for sheet, frame in sheets.items():
+        _lay_out(workbook[sheet], frame)
+    workbook.save(path)
+
+
+def _lay_out(worksheet: Worksheet, frame: pd.DataFrame) -> None:
     worksheet.freeze_panes = "A2"
     worksheet.auto_filter.ref = worksheet.dimensions
     for cell in worksheet[1]:
@@ -91,7 +105,6 @@ def write_xlsx(frame: pd.DataFrame, path: Path, sheet: str) -> None:
         worksheet.column_dimensions[letter].width = min(longest + 2, _MAX_WIDTH)
         for (cell,) in worksheet.iter_rows(min_row=2, min_col=index, max_col=index):
             cell.alignment = Alignment(wrap_text=True, vertical="top")
-    workbook.save(path)
 
 
 def strings_not_formulas(workbook: Workbook) -> None:

@@ -123,11 +123,21 @@ def vector_index(
     partitions_def=queries_partitions,
     ins={
         name: AssetIn()
-        for name in ("deduped_corpus", "library", "topics", "extracted_fields", "canonical_terms", "vector_index")
+        for name in (
+            "deduped_corpus",
+            "library",
+            "topics",
+            "extracted_fields",
+            "canonical_terms",
+            "vector_index",
+            "findings",
+        )
     },
     description=(
         "The partition loaded into the graph store: Query, Article and Chunk nodes, the entity nodes and Article "
-        "properties its review protocol declares, with their relationships, in one transaction; records that left "
+        "properties its review protocol declares, and a Finding per reported comparison (direction, evidence, "
+        "estimate) joined to its work and to the entities of its arms, with their relationships, in one "
+        "transaction; records that left "
         "the query are detached. The whole partition is written each time; works_new, works_changed, "
         "works_unchanged and works_dropped compare each work's rows with the last load."
     ),
@@ -144,6 +154,7 @@ def knowledge_graph(
     extracted_fields: pd.DataFrame,
     canonical_terms: pd.DataFrame,
     vector_index: pd.DataFrame,
+    findings: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = graph_database.settings
     review = review_config.review(context.partition_key)
@@ -161,6 +172,7 @@ def knowledge_graph(
         corpus=citable_corpus(studies(deduped_corpus, notices), library, topics),
         fields=fields,
         chunks=chunks,
+        findings=studies(findings, notices),
         title=review.spec.title or None,
     )
     store = graph_database.open()

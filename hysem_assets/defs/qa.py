@@ -82,7 +82,8 @@ def as_frame(records: list[dict], dtypes: dict) -> pd.DataFrame:
     group_name="qa",
     partitions_def=queries_partitions,
     ins={
-        name: AssetIn() for name in ("vector_index", "library", "canonical_terms", "extracted_fields", "summary_tree")
+        name: AssetIn()
+        for name in ("vector_index", "library", "canonical_terms", "extracted_fields", "summary_tree", "findings")
     },
     deps=["knowledge_graph"],
     pool="gpu",
@@ -100,6 +101,7 @@ def qa_answers(
     canonical_terms: pd.DataFrame,
     extracted_fields: pd.DataFrame,
     summary_tree: pd.DataFrame,
+    findings: pd.DataFrame,
 ) -> Iterator[Output]:
     questions = config.questions or review_config.questions(context.partition_key)
     context.log.info(f"Answering {len(questions)} questions for {context.partition_key!r}")
@@ -119,6 +121,7 @@ def qa_answers(
         canonical_terms,
         extracted_fields,
         summary_tree,
+        findings,
     ) as engine:
         answers, preferences = answer_questions(questions, engine)
     table = as_frame(answers, ANSWER_DTYPES)

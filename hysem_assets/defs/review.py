@@ -1,6 +1,6 @@
 """Review deliverables per query: ``prisma_flow`` (PRISMA 2020 counts and diagram),
-``evidence_table`` (one row per included study, CSV and XLSX) and ``updates`` (what each search
-of a living review changed)."""
+``evidence_table`` (one row per included study and a findings sheet, CSV and XLSX, with the
+syntheses of those findings) and ``updates`` (what each search of a living review changed)."""
 
 import base64
 import json
@@ -19,19 +19,23 @@ from dagster import (
 )
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
-from hysem_assets.core.spreadsheets import write_csv, write_xlsx
+from hysem_assets.core.spreadsheets import write_csv, write_workbook
 from hysem_assets.defs.metadata import latest_metadata, table_preview
 from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.findings.schema import DIRECTIONS
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
-from hysem_assets.review.evidence import field_columns
+from hysem_assets.review.evidence import field_columns, findings_sheet
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
+from hysem_assets.review.syntheses import Synthesis, not_pooled_table, pooled_table, synthesize, write_syntheses
 from hysem_assets.review.updates import history_frame, review_state, update_row
 from hysem_assets.settings.environment import asset_file, review_dir
 from hysem_assets.settings.queries import METADATA_SOURCES
 from hysem_assets.stores.tables import DamagedAssetError, read_table
 
 RECONCILE_CHECK = "flow_counts_reconcile"
+#: Forest plots the evidence table's metadata shows; every one is on disk beside it.
+FOREST_PLOTS_SHOWN = 10
 
 
 @asset(
@@ -112,12 +116,23 @@ def prisma_flow(
     partitions_def=queries_partitions,
     ins={
         name: AssetIn()
-        for name in ("deduped_corpus", "screening", "pdfs", "parsed_docs", "library", "extracted_fields", "topics")
+        for name in (
+            "deduped_corpus",
+            "screening",
+            "pdfs",
+            "parsed_docs",
+            "library",
+            "extracted_fields",
+            "topics",
+            "findings",
+        )
     },
     deps=["prisma_flow"],
     description=(
         "One row per included study (as counted by prisma_flow): formatted citation, year, title, DOI, dominant "
-        "topic, retraction flag, and every extracted field of the query's review protocol; also as CSV and XLSX."
+        "topic, retraction flag, and every extracted field of the query's review protocol; a findings sheet with "
+        "one row per comparison those studies report (preferred rows first, abstract-only ones marked); both as CSV "
+        "and XLSX. The findings are pooled per comparison (random effects) with a forest plot each, for the report."
     ),
     kinds={"python", "parquet", "excel"},
 )
@@ -130,15 +145,25 @@ def evidence_table(
     library: pd.DataFrame,
     extracted_fields: pd.DataFrame,
     topics: pd.DataFrame,
+    findings: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     included = included_works(deduped_corpus, screening, pdfs, parsed_docs)
     table = build_evidence_table(included, deduped_corpus, library, extracted_fields, topics)
+    sheet = findings_sheet(included, findings, library)
+    syntheses = synthesize(findings, included, library)
     folder = review_dir(context.partition_key)
     folder.mkdir(parents=True, exist_ok=True)
     write_csv(table, folder / "evidence_table.csv")
-    write_xlsx(table, folder / "evidence_table.xlsx", "Evidence")
+    write_csv(sheet, folder / "evidence_findings.csv")
+    write_workbook({"Evidence": table, "Findings": sheet}, folder / "evidence_table.xlsx")
+    write_syntheses(syntheses, folder)
     fields = field_columns(extracted_fields)
-    context.log.info(f"Evidence table: {len(table):,} included studies, {len(fields)} extracted fields")
+    pooled = [synthesis for synthesis in syntheses if synthesis.pooled]
+    context.log.info(
+        f"Evidence table: {len(table):,} included studies, {len(fields)} extracted fields, {len(sheet):,} findings, "
+        f"{len(pooled)} comparisons pooled, {len(syntheses) - len(pooled)} groups not pooled"
+    )
+    preferred = sheet[sheet["preferred"]]
     return Output(
         table,
         metadata={
@@ -146,10 +171,39 @@ def evidence_table(
             **empty_note(len(table), NO_RECORDS if deduped_corpus.empty else "no study is included"),
             "fields": ", ".join(fields),
             "preview": table_preview(table, ["citation", "topic", *fields[:3]], rows=10, width=60),
+            "findings": len(sheet),
+            "findings_by_direction": MetadataValue.json(
+                {direction: int(preferred["direction"].eq(direction).sum()) for direction in DIRECTIONS}
+            ),
+            "findings_abstract_only": int(sheet["abstract_only"].sum()),
+            "pooled": len(pooled),
+            "not_pooled": len(syntheses) - len(pooled),
+            "syntheses": MetadataValue.md(_syntheses_markdown(syntheses)),
+            "forest_plots": MetadataValue.md(_forest_markdown(pooled)),
             "csv": MetadataValue.path(str(folder / "evidence_table.csv")),
+            "findings_csv": MetadataValue.path(str(folder / "evidence_findings.csv")),
             "xlsx": MetadataValue.path(str(folder / "evidence_table.xlsx")),
         },
     )
+
+
+def _syntheses_markdown(syntheses: list[Synthesis]) -> str:
+    pooled, not_pooled = pooled_table(syntheses), not_pooled_table(syntheses)
+    parts = [pooled.to_markdown(index=False)] if len(pooled) else ["_no comparison pooled_"]
+    if len(not_pooled):
+        parts += ["**Not pooled**", not_pooled.to_markdown(index=False)]
+    return "\n\n".join(parts)
+
+
+def _forest_markdown(pooled: list[Synthesis]) -> str:
+    """The first pooled comparisons' forest plots as images (PNG data URIs), and how many more are on disk."""
+    shown = [
+        f"![Forest plot: {s.comparison}](data:image/png;base64,{base64.b64encode(s.png or b'').decode()})"
+        for s in pooled[:FOREST_PLOTS_SHOWN]
+    ]
+    if len(pooled) > FOREST_PLOTS_SHOWN:
+        shown.append(f"_{len(pooled) - FOREST_PLOTS_SHOWN} more in the review folder's forest/_")
+    return "\n\n".join(shown) or "_no comparison pooled_"
 
 
 @asset(

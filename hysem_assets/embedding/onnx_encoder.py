@@ -151,6 +151,28 @@ def _export_fp32(folder: Path, target: Path) -> None:
         traced.unlink(missing_ok=True)
 
 
+def export_logits(model: Any, target: Path, logits_axes: dict[int, str]) -> None:
+    """A fine-tuned BERT with its head (a torch module of ids and mask) traced to ``logits`` and fused; the
+    shipped taggers' export. ``logits_axes`` names the output's dynamic axes."""
+    import torch
+
+    model.eval()
+    ids = torch.tensor([[101, 7592, 2088, 102], [101, 102, 0, 0]])  # padded, as in the embedding export
+    with torch.inference_mode():
+        torch.onnx.export(
+            model,
+            (ids, (ids != 0).long()),
+            str(target),
+            input_names=["input_ids", "attention_mask"],
+            output_names=["logits"],
+            dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"}}
+            | {"logits": logits_axes},
+            opset_version=OPSET,
+            dynamo=False,
+        )
+    fuse_bert(target, model.encoder.config)
+
+
 def fuse_bert(path: Path, config: Any) -> None:
     """Fuse a traced BERT's attention, GELU and layer norms in place for ONNX Runtime's CPU kernels."""
     from onnxruntime.transformers.optimizer import optimize_model

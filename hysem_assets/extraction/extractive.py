@@ -28,12 +28,12 @@ from hysem_assets.embedding import bert_numpy
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.embedding.minilm import MODEL_NAME
 from hysem_assets.extraction.categories import choose_category, value_texts
-from hysem_assets.extraction.estimates import effect_estimates
 from hysem_assets.extraction.numbers import duration, metric_values, quantity, sample_size
 from hysem_assets.extraction.open_terms import rank_terms
 from hysem_assets.extraction.passages import best_span
 from hysem_assets.extraction.prompts import excerpt_of
 from hysem_assets.extraction.reading import Reading
+from hysem_assets.findings.estimates import effect_estimates
 from hysem_assets.llm.completion import Completion, LLMError, Message, UnreadableText
 from hysem_assets.pico import tagger as pico_tagger
 from hysem_assets.pico.roles import role_values
@@ -48,7 +48,7 @@ from hysem_assets.settings.protocols import (
 )
 
 #: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
-RULES_VERSION = "tagger-10"
+RULES_VERSION = "tagger-11"
 
 Method = Literal[
     "dictionary",

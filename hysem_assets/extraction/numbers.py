@@ -52,7 +52,7 @@ _WORDS = rf"(?:(?:{_WORD})(?:[\s-]+(?:and\s+)?(?:{_WORD}))*\b|a(?=\s+(?:hundred|
 _SEPARATED = r"\d{1,3}(?:(?:,|[ \u00a0\u2009\u202f](?=\d{3}(?!\d)))\d{3})+"
 _DIGITS = rf"(?:{_SEPARATED}|\d+(?:\.\d+)?)"
 _AMOUNT = rf"(?P<amount>{_DIGITS}|{_WORDS})(?:\s+(?P<scale>thousand|million|billion))?"
-_N_EQUALS = re.compile(rf"(?<![\w])[nN]\s*[=:]\s*(?P<amount>{_SEPARATED}|\d+)(?![\d.])")
+_N_EQUALS = re.compile(rf"(?<![\w])[nN]\s*[=:]\s*(?P<amount>{_SEPARATED}|\d+)(?!\d|\.\d)")
 _COUNT = re.compile(
     rf"(?<![\w.,]){_AMOUNT}(?:\s*\([^()]{{0,60}}\))?"
     rf"\s+(?:(?:(?!\d)[\w'-]+|\([^()]{{0,30}}\))\s+){{0,5}}?(?P<noun>{_POPULATION})\b",
@@ -74,6 +74,22 @@ _BACKGROUND = re.compile(
     re.IGNORECASE,
 )
 _SUBGROUP = re.compile(r"\((?:[^()]*\b(?:with|without|of whom|among)\b[^()]*)?\s*$", re.IGNORECASE)
+#: A count of studies right before a count of people: the people are a pooled sample ("a meta-analysis of 12 trials
+#: with 45,000 participants", "8 cohort studies (1.2 million adults)").
+_POOLED = re.compile(
+    rf"\b(?:{_DIGITS}|{_WORDS})\s+(?:[\w-]+\s+){{0,2}}?(?:trials|studies|cohorts|RCTs|datasets|registries)\s*"
+    r"(?:\(|\b(?:with|including|involving|enrolling|comprising|of|totall?ing)\b)"
+    r"(?:\s*(?:a\s+total\s+of|over|more\s+than|nearly|almost|about|approximately))?\s*$",
+    re.IGNORECASE,
+)
+_META_ANALYSIS = re.compile(r"\b(?:meta-?analys[ie]s|pooled\s+analys[ie]s|systematic\s+reviews?)\b", re.IGNORECASE)
+#: How a text cites another work's result: an earlier one ("a previous meta-analysis"), or what it found.
+_CITED = re.compile(
+    r"\b(?:previous|prior|earlier|recent|published|existing|found|showed|shown|shows|reported|reports|suggested|"
+    r"suggests|demonstrated|demonstrates|concluded|indicated|indicates|confirmed)\b",
+    re.IGNORECASE,
+)
+_OWN = re.compile(r"\b(?:we|our|this|the present)\b", re.IGNORECASE)
 _AND_MORE = re.compile(rf"\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*and\s+{_AMOUNT}\b", re.IGNORECASE)
 
 
@@ -125,8 +141,21 @@ def _sentence_bounds(text: str, position: int) -> tuple[int, int]:
     return start + 1, end
 
 
+def _pooled_elsewhere(before: str, after: str) -> bool:
+    """Whether a count is the sample another work's meta-analysis pooled ("a previous meta-analysis of 12 trials
+    with 45,000 participants found..."): a count of studies leads to it, in a sentence citing a meta-analysis that is
+    not the text's own. A review's own pooled sample ("36 cohort studies with 5,630,221 participants were included")
+    is its sample; the others are no study's."""
+    return bool(
+        _POOLED.search(before)
+        and _META_ANALYSIS.search(before)
+        and (_CITED.search(before) or _CITED.search(after))
+        and not _OWN.search(before)
+    )
+
+
 def counts(text: str) -> list[Count]:
-    """Every count of people or events in ``text`` (already :func:`matchable`), scored."""
+    """Every count of people or events in ``text`` (already :func:`matchable`) that may be its study's, scored."""
     found: list[Count] = []
     for match in _COUNT.finditer(text):
         value = parse_amount(match.group("amount"), match.group("scale"))
@@ -134,6 +163,8 @@ def counts(text: str) -> list[Count]:
             continue
         sentence_start, sentence_end = _sentence_bounds(text, match.start())
         before, after = text[sentence_start : match.start()], text[match.end() : sentence_end]
+        if _pooled_elsewhere(before, after):
+            continue
         score = 1.0
         if _STRONG_CUE.search(before[-40:]) or _AFTER_CUE.match(after):
             score += 2
@@ -154,10 +185,12 @@ def counts(text: str) -> list[Count]:
         found.append(Count(int(round(total)), match.start(), end, score))
     for match in _N_EQUALS.finditer(text):
         value = parse_amount(match.group("amount"))
-        if value:
-            before = text[max(0, match.start() - 60) : match.start()]
-            score = 1.5 - (1 if re.search(r"\b(?:with|without|group|arm)\b[^()]*\(?\s*$", before) else 0)
-            found.append(Count(int(value), match.start(), match.end(), score))
+        sentence_start, sentence_end = _sentence_bounds(text, match.start())
+        if not value or _pooled_elsewhere(text[sentence_start : match.start()], text[match.end() : sentence_end]):
+            continue
+        before = text[max(0, match.start() - 60) : match.start()]
+        score = 1.5 - (1 if re.search(r"\b(?:with|without|group|arm)\b[^()]*\(?\s*$", before) else 0)
+        found.append(Count(int(value), match.start(), match.end(), score))
     return sorted(found, key=lambda count: count.start)
 
 

@@ -11,7 +11,11 @@ Inputs (one row each):
 - fields: ``cluster_id`` and one column per extracted field, holding canonical terms
   (a list, or one string);
 - chunks: ``chunk_id``, ``cluster_id``, the Chunk properties, and ``mentions``
-  (field -> canonical terms found in the chunk, see :mod:`hysem_assets.knowledge.mentions`).
+  (field -> canonical terms found in the chunk, see :mod:`hysem_assets.knowledge.mentions`);
+- findings: the findings table (:mod:`hysem_assets.findings.schema`), whose columns the
+  Finding properties are named after; each arm's term joins the entity of the protocol
+  field that holds that arm (:meth:`~hysem_assets.stores.graph_schema.GraphSchema.finding_links`),
+  under the partition's own spelling of it when it has one ("aspirin" joins "Aspirin").
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.stores.graph import NodeBatch, PartitionGraph, RelationshipBatch, Row
-from hysem_assets.stores.graph_schema import MENTIONS, GraphSchema, PropertyType
+from hysem_assets.stores.graph_schema import FINDING_TERMS, MENTIONS, GraphSchema, PropertyType
 from hysem_assets.stores.work_cache import content_key, work_id
 
 
@@ -93,6 +98,17 @@ def article_key(doi: Any, cluster_id: Any) -> str:
     return work_id(doi, cluster_id)
 
 
+#: The findings column holding each arm's canonical term, by its relationship from Finding.
+ARM_TERMS = dict(zip(FINDING_TERMS.values(), ("intervention_term", "comparator_term", "outcome_term"), strict=True))
+
+
+def finding_key(article: str, finding_id: Any) -> str:
+    """A Finding is keyed within its Article: one work's finding is one node, whichever query loads it."""
+    if is_missing(finding_id) or not str(finding_id).strip():
+        raise GraphInputError(f"a finding of article {article!r} has no finding_id")
+    return f"{article}#{finding_id}"
+
+
 def _node_rows(schema: GraphSchema, label: str, records: Iterable[tuple[str, Mapping[str, Any]]]) -> NodeBatch:
     """One row per distinct key (first wins), with every property the partition writes present."""
     properties = schema.loaded_properties(label)
@@ -131,6 +147,7 @@ def build_partition_graph(
     corpus: pd.DataFrame,
     fields: pd.DataFrame | None = None,
     chunks: pd.DataFrame | None = None,
+    findings: pd.DataFrame | None = None,
     title: str | None = None,
 ) -> PartitionGraph:
     """Nodes and relationships of one partition (query key ``query``), ready to load."""
@@ -171,11 +188,28 @@ def build_partition_graph(
                 entities[entity_fields[field][0]].setdefault(term)
                 mentions[field].append((chunk_id, term))
 
+    arms = schema.finding_links()
+    spelled = {label: TermMatcher({name: name for name in entities[label]}) for label in set(arms.values())}
+    found_in: list[tuple[str, str]] = []
+    findings_rows: list[tuple[str, dict[str, Any]]] = []
+    arm_links: dict[str, list[tuple[str, str]]] = {rel_type: [] for rel_type in arms}
+    for finding in _records(findings):
+        article = _cluster_of(keys, finding["cluster_id"], f"finding {finding.get('finding_id')!r}")
+        key = finding_key(article, finding.get("finding_id"))
+        findings_rows.append((key, finding))
+        found_in.append((article, key))
+        for rel_type, label in arms.items():
+            for term in terms(finding.get(ARM_TERMS[rel_type])):
+                name = spelled[label].lookup(term) or term
+                entities[label].setdefault(name)
+                arm_links[rel_type].append((key, name))
+
     nodes = [
         _node_rows(schema, "Query", [(query, {"title": title})]),
         _node_rows(schema, "Article", articles),
         *(_node_rows(schema, label, ((name, {}) for name in names)) for label, names in entities.items()),
         _node_rows(schema, "Chunk", ((str(c["chunk_id"]), c) for c in chunk_rows)),
+        _node_rows(schema, "Finding", findings_rows),
     ]
     relationships = [
         _relationships("INCLUDES", "Query", "Article", ((query, key) for key, _ in articles)),
@@ -187,6 +221,8 @@ def build_partition_graph(
             "HAS_CHUNK", "Article", "Chunk", ((keys[c["cluster_id"]], str(c["chunk_id"])) for c in chunk_rows)
         ),
         *(_relationships(MENTIONS, "Chunk", label, mentions[field]) for field, (label, _) in entity_fields.items()),
+        _relationships("REPORTS_FINDING", "Article", "Finding", found_in),
+        *(_relationships(rel_type, "Finding", label, arm_links[rel_type]) for rel_type, label in arms.items()),
     ]
     return PartitionGraph(
         query=query,
@@ -195,16 +231,25 @@ def build_partition_graph(
     )
 
 
+#: Nodes an Article owns, by the relationship that reaches them from it.
+_OWNED = {"Chunk": "HAS_CHUNK", "Finding": "REPORTS_FINDING"}
+
+
 def article_digests(graph: PartitionGraph) -> dict[str, str]:
-    """A content key per Article of the rows it owns: its node, its relationships, its chunks and their mentions.
+    """A content key per Article of the rows it owns: its node, its relationships, its chunks and findings
+    with their links.
 
     Entity nodes are shared between articles and owned by none; each article's links to them
     are its own. Comparing digests with the last load tells whose graph rows changed.
     """
-    chunk_owner = {
-        row["dst"]: row["src"] for batch in graph.relationships if batch.type == "HAS_CHUNK" for row in batch.rows
+    owners = {
+        label: {row["dst"]: row["src"] for batch in graph.relationships if batch.type == rel_type for row in batch.rows}
+        for label, rel_type in _OWNED.items()
     }
-    owner_of: dict[str, Callable[[str], str | None]] = {"Article": lambda key: key, "Chunk": chunk_owner.get}
+    owner_of: dict[str, Callable[[str], str | None]] = {
+        "Article": lambda key: key,
+        **{label: owner.get for label, owner in owners.items()},
+    }
     canonical = partial(json.dumps, sort_keys=True, default=str)
     shares: dict[str | None, list[str]] = defaultdict(list)
     for node in graph.nodes:

@@ -42,25 +42,12 @@ def export_onnx(trained: Path, target: Path) -> None:
     import torch
     from transformers import AutoModel
 
-    from hysem_assets.embedding.onnx_encoder import OPSET, fuse_bert
+    from hysem_assets.embedding.onnx_encoder import export_logits
     from hysem_assets.pico.training import TokenTagger
 
     model = TokenTagger(AutoModel.from_pretrained(trained, local_files_only=True, attn_implementation="eager"))
     model.head.load_state_dict(torch.load(trained / "head.pt"))
-    model.eval()
-    ids = torch.tensor([[101, 7592, 2088, 102], [101, 102, 0, 0]])  # padded, as in the embedding export
-    with torch.inference_mode():
-        torch.onnx.export(
-            model,
-            (ids, (ids != 0).long()),
-            str(target),
-            input_names=["input_ids", "attention_mask"],
-            output_names=["logits"],
-            dynamic_axes={name: {0: "batch", 1: "tokens"} for name in ("input_ids", "attention_mask", "logits")},
-            opset_version=OPSET,
-            dynamo=False,
-        )
-    fuse_bert(target, model.encoder.config)
+    export_logits(model, target, {0: "batch", 1: "tokens"})
 
 
 def chosen_cuts(tagger: Tagger, development: list) -> dict[str, dict[str, float]]:

@@ -24,11 +24,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from tokenizers import Tokenizer
 
-from hysem_assets.core.filehash import file_sha256, stamp
+from hysem_assets.core.filehash import CardMismatch, card_sha256, file_sha256, stamp
 from hysem_assets.core.text import sentence_spans
-from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path
+from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path, wordpiece_tokenizer
 from hysem_assets.pico.corpus import CLASSES
 
 #: Where the shipped weights live, and what rebuilds them.
@@ -57,14 +56,6 @@ def tokenizer_file() -> Path:
     return packaged_model_path() / "tokenizer.json"
 
 
-def word_pieces(path: Path) -> Tokenizer:
-    """The WordPiece tokenizer in ``path``, without the truncation and padding its file may set."""
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
-
-
 class TaggerUnavailable(RuntimeError):
     """The weights are missing, unreadable or not the card's; the message names the file and what restores it."""
 
@@ -76,14 +67,10 @@ def card_hashes(weights: Path) -> dict[str, str]:
 
 def verified(path: Path, expected: str | None, fix: str) -> str:
     """The sha256 of ``path`` (hashed once per version of the file), if it is the one the card records."""
-    found = file_sha256(path)
-    if found != expected:
-        recorded = expected[:12] if expected else "none"
-        raise TaggerUnavailable(
-            f"the span tagger's {path} does not match its model card: sha256 {found[:12]}, "
-            f"the card records {recorded}; {fix}"
-        )
-    return found
+    try:
+        return card_sha256(path, expected, "the span tagger", fix)
+    except CardMismatch as mismatch:
+        raise TaggerUnavailable(str(mismatch)) from None
 
 
 @dataclass(frozen=True)
@@ -132,7 +119,7 @@ class Tagger:
             f"the tagger was trained with another tokenizer: reinstall the {PACKAGE} version it was trained with, "
             f"or rebuild it with `{REBUILD}`",
         )
-        self.tokenizer = word_pieces(vocabulary)
+        self.tokenizer = wordpiece_tokenizer(vocabulary)
         #: Per class, the mean word probability that puts a word in a run: ``threshold`` for every class when
         #: given, else the ones the build chose on its development split (the card's ``thresholds``), else 0.5.
         chosen = self.card.get("thresholds", {})

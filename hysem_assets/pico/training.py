@@ -25,8 +25,9 @@ import torch
 from tokenizers import Tokenizer
 from transformers import AutoModel
 
+from hysem_assets.embedding.minilm import wordpiece_tokenizer
 from hysem_assets.pico.corpus import CLASSES, Document
-from hysem_assets.pico.tagger import WINDOW, word_pieces
+from hysem_assets.pico.tagger import WINDOW
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +104,7 @@ def train(
     torch.set_num_threads(settings.threads)
     torch.use_deterministic_algorithms(True)
 
-    tokenizer = word_pieces(base / "tokenizer.json")
+    tokenizer = wordpiece_tokenizer(base / "tokenizer.json")
     data = [w for document in documents for w in windows(document, tokenizer)]
     model = TokenTagger(AutoModel.from_pretrained(base, local_files_only=True, attn_implementation="eager"))
     steps = math.ceil(len(data) / settings.batch_size * settings.epochs)

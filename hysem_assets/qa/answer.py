@@ -1,15 +1,17 @@
 """Answering one question end to end: route, answer, check citations, record.
 
-The router picks a route (counting, listing, ranking, statistics, trend, numeric, global or
-local) and the chain of routes after it. Counting and listing read exact answers off the graph,
-ranking too (with shares and a chart), statistics summarise a number property (by group when
-asked), trends count works by year (with a chart); numeric filters
+The router picks a route (counting, listing, ranking, statistics, trend, numeric, synthesis,
+global or local) and the chain of routes after it. Counting and listing read exact answers off
+the graph, ranking too (with shares and a chart), statistics summarise a number property (by
+group when asked), trends count works by year (with a chart); numeric filters
 typed numbers with a parameterised Cypher query (or the records of ``extracted_fields``) and
-quotes each value's evidence; global answers from the summary tree; local runs hybrid
-retrieval and the revise loop. A route that is refused (invalid Cypher, no summary tree) or
-finds nothing hands over to the next in its chain, and the record keeps every attempt and
-why. Whatever answered, the citation audit has the last word, and the record says how long
-each stage took.
+quotes each value's evidence; synthesis tabulates the ``findings`` about an intervention and an
+outcome by direction, with a verdict counted from the table and pooled estimates with forest
+plots; global answers from the summary tree; local runs hybrid retrieval and the revise loop.
+A route that is refused (invalid Cypher, no summary tree, no findings) or finds nothing hands
+over to the next in its chain (a synthesis whose outcome no study reports says so instead), and
+the record keeps every attempt and why. Whatever answered, the citation audit has the last
+word, and the record says how long each stage took.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.cypher import CypherPlan, CypherRejected
 from hysem_assets.qa.cypher_candidates import CypherExample, agreed_answer, closest_examples
 from hysem_assets.qa.drafts import Claim, Draft, MalformedOutput, Round, render_claims
+from hysem_assets.qa.effect_questions import effect_question
 from hysem_assets.qa.global_route import SummaryTree, answer_from_tree
 from hysem_assets.qa.loop import revise_until_approved
 from hysem_assets.qa.number_fields import NumberField, numeric_target
@@ -68,6 +71,7 @@ from hysem_assets.qa.symbolic import (
     target_label,
     template_plan,
 )
+from hysem_assets.qa.synthesis import answer_synthesis, findings_missing
 from hysem_assets.qa.terms import Filters, question_filters
 from hysem_assets.settings.environment import charts_dir
 from hysem_assets.stores.graph import GraphStoreError
@@ -95,7 +99,7 @@ ANSWER_DTYPES = {
     "evidence_found": bool,
     #: Why no route could answer: a store it needs is missing for the partition (None otherwise).
     "unavailable": object,
-    #: The SVG of a ranking or trend answer's chart (a PNG beside it), None for other answers.
+    #: The SVG of a ranking or trend answer's chart or a synthesis's first forest plot (a PNG beside it), else None.
     "chart": object,
     "claims": "int64",
     "citations": "int64",
@@ -142,6 +146,8 @@ class QAEngine:
     tree: SummaryTree | None = None
     #: Why the graph routes cannot answer though a graph store is configured (this partition is not loaded).
     graph_missing: str | None = None
+    #: ``findings``: what each study found per comparison (the synthesis route); None: never computed here.
+    findings: pd.DataFrame | None = None
 
     def _agents(self) -> list[Any]:
         return [a for a in (self.generator, self.auditor, self.cypher_writer, self.router) if a is not None]
@@ -221,7 +227,7 @@ def markdown(
     parts = [f"**{question}**", body]
     if note:
         parts.append(f"_{note}_")
-    if chart:
+    if chart and chart not in body:  # a layout that shows its charts itself
         parts.append(f"Chart: {chart}")
     if references:
         parts.append(f"References:\n{references}")
@@ -452,6 +458,39 @@ async def _numeric(question: str, filters: Filters, engine: QAEngine, route: Rou
     return Outcome(draft, sources, retracted=retraction_report(retracted, retriever.library, include)), info
 
 
+async def _synthesis(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
+    """What the included studies found about the question's intervention and outcome, by direction, with the
+    verdict counted from that table. When no finding is about that outcome (the studies may still speak of it
+    in words the findings model did not read as a comparison's result), or without findings (a state older
+    than them, named with the command that computes them), passages answer, and they say so where none does."""
+    asked = effect_question(question)
+    if asked is None:
+        return None, {"refused": "the question names no intervention and outcome in a form the route reads"}
+    retriever = engine.retriever
+    if engine.findings is None:
+        return None, {"question": asked.as_json(), "refused": findings_missing(retriever.query)}
+    include = retriever.settings.include_retracted
+    found = answer_synthesis(
+        asked,
+        engine.findings,
+        retriever.matchers,
+        retriever.library,
+        _chunks_by_work(retriever.chunks.values()),
+        charts_dir(retriever.query),
+        include_retracted=include,
+    )
+    info = {"findings_read": len(engine.findings), **found.as_json()}
+    retracted = retraction_report(found.retracted, retriever.library, include)
+    if found.empty:
+        return None, {**info, "refused": found.nothing()}
+    draft = found.draft()
+
+    def tabulated(kept: Draft) -> str:
+        return found.markdown() if kept == draft else render_claims(kept)
+
+    return Outcome(draft, found.sources, retracted=retracted, layout=tabulated), info
+
+
 async def _global(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
     """Themes of the corpus from the summary tree, each with claims citing the works behind it."""
     if engine.tree is None:
@@ -513,6 +552,7 @@ ROUTE_RUNNERS: dict[RouteName, Callable[[str, Filters, QAEngine, RouteName], Awa
     "statistics": _statistics,
     "trend": _trend,
     "numeric": _numeric,
+    "synthesis": _synthesis,
     "global": _global,
     "local": _local,
 }
@@ -526,6 +566,7 @@ DETAILS_KEY: dict[RouteName, str] = {
     "statistics": "statistics",
     "trend": "trend",
     "numeric": "numeric",
+    "synthesis": "synthesis",
     "global": "global",
     "local": "local",
 }
@@ -584,6 +625,9 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     if decision.route in GRAPH_ROUTES and route_taken not in GRAPH_ROUTES and passages:  # never shown as a count
         reasons.insert(0, f"not a {decision.route} answer ({'; '.join(fell_back) or 'the graph found nothing'}): "
                        "passages that mention the question's terms instead")  # fmt: skip
+    if decision.route == "synthesis" and route_taken != "synthesis":  # said even when no passage answers either
+        reasons.insert(0, f"no table of findings ({'; '.join(fell_back)})"
+                       + (": passages that mention the question's terms instead" if passages else ""))  # fmt: skip
     note = "; ".join(reasons) if reasons else None
     corrected = corrected_works([c["PDF_DocIndex"] for claim in passages for c in claim.citations], retriever.library)
     local = route_taken == "local"

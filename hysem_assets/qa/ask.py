@@ -24,8 +24,9 @@ from hysem_assets.settings.profile import load_settings
 
 #: Tables an answer needs; without them there is nothing to answer from.
 REQUIRED_TABLES = ("vector_index", "library", "canonical_terms")
-#: Tables of the numeric and global routes; without them those routes hand over to retrieval.
-OPTIONAL_TABLES = ("extracted_fields", "summary_tree")
+#: Tables of the numeric, global and synthesis routes; without them the first two hand over to retrieval and
+#: synthesis says which command computes the findings.
+OPTIONAL_TABLES = ("extracted_fields", "summary_tree", "findings")
 #: Tables rewritten whenever a store an answer reads (the graph) is rebuilt.
 STATE_TABLES = ("knowledge_graph",)
 

@@ -1,4 +1,4 @@
-"""Charts of graph answers, as SVG and PNG: a ranking's bars per name, a trend's bars per year.
+"""Charts of answers, as SVG and PNG: a ranking's bars per name, a trend's bars per year, a synthesis's forest plots.
 
 A chart is named by a digest of what it shows, so answering the same question over the same
 graph rewrites the same files and a changed count makes a new pair.
@@ -39,16 +39,21 @@ def _figure(height: float) -> Iterator[tuple[Figure, Axes]]:
         plt.close(figure)
 
 
+def _written(kind: str, digest: str, svg: bytes, png: bytes, folder: Path) -> dict[str, str]:
+    """Write ``<kind>-<digest>.svg`` and ``.png`` under ``folder``; their paths."""
+    paths = {"svg": folder / f"{kind}-{digest}.svg", "png": folder / f"{kind}-{digest}.png"}
+    write_bytes(paths["svg"], svg)
+    write_bytes(paths["png"], png)
+    return {kind: str(path) for kind, path in paths.items()}
+
+
 def _saved(figure: Figure, kind: str, digest: str, folder: Path) -> dict[str, str]:
     """Write ``figure`` as ``<kind>-<digest>.svg`` and ``.png`` under ``folder``; their paths."""
     svg, png = io.StringIO(), io.BytesIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": digest}):
         figure.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
     figure.savefig(png, format="png", dpi=110, bbox_inches="tight")
-    paths = {"svg": folder / f"{kind}-{digest}.svg", "png": folder / f"{kind}-{digest}.png"}
-    write_bytes(paths["svg"], svg.getvalue().encode("utf-8"))
-    write_bytes(paths["png"], png.getvalue())
-    return {kind: str(path) for kind, path in paths.items()}
+    return _written(kind, digest, svg.getvalue().encode("utf-8"), png.getvalue(), folder)
 
 
 def _digest(*shown: object) -> str:
@@ -96,3 +101,9 @@ def trend_chart(
         axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.legend(frameon=False, fontsize=8)
         return _saved(figure, "trend", _digest(title, what, [[y, counted.get(y, 0), totals[y]] for y in years]), folder)
+
+
+def forest_chart(svg: str, png: bytes, folder: Path) -> dict[str, str]:
+    """A forest plot drawn elsewhere (:func:`hysem_assets.findings.forest.forest_plot`), written beside the other
+    charts and named by a digest of its drawing; the paths of the SVG and the PNG."""
+    return _written("forest", hashlib.sha256(svg.encode("utf-8")).hexdigest()[:16], svg.encode("utf-8"), png, folder)

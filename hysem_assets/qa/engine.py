@@ -86,10 +86,11 @@ def build_engine(
     protocol: Protocol | None = None,
     extracted: pd.DataFrame | None = None,
     summary_tree: pd.DataFrame | None = None,
+    findings: pd.DataFrame | None = None,
 ) -> QAEngine:
     """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table;
     with ``protocol`` and ``extracted`` (``extracted_fields``) the numeric route, with ``summary_tree`` the global
-    route."""
+    route, with ``findings`` the synthesis route."""
     # a partition without articles has nothing to count: its answers say so, whatever the graph holds
     loaded = graph is not None and not library.empty and partition_loaded(graph, query)
     retriever = Retriever(
@@ -121,6 +122,7 @@ def build_engine(
         cypher_max_rows=settings.cypher_max_rows,
         extracted=extracted,
         tree=SummaryTree.from_table(summary_tree),
+        findings=findings,
         graph_missing=None
         if loaded or graph is None or library.empty
         else (
@@ -162,6 +164,7 @@ def open_engine(
     cache_dir: Path | None = None,
     extracted: pd.DataFrame | None = None,
     summary_tree: pd.DataFrame | None = None,
+    findings: pd.DataFrame | None = None,
 ) -> Iterator[QAEngine]:
     """The engine over the stores of partition ``query`` (the profile's ``answers``,
     ``vector_index`` and ``knowledge_graph`` sections) and the graph ``schema`` its graph was
@@ -187,6 +190,7 @@ def open_engine(
             protocol=protocol,
             extracted=extracted,
             summary_tree=summary_tree,
+            findings=findings,
         )
 
 
@@ -200,9 +204,11 @@ def qa_engine(
     terms: pd.DataFrame | None,
     extracted: pd.DataFrame | None = None,
     summary_tree: pd.DataFrame | None = None,
+    findings: pd.DataFrame | None = None,
 ):
     """The QA engine over the stores of one query (a context manager); ``extracted``
-    (``extracted_fields``) serves the numeric route and ``summary_tree`` the global route."""
+    (``extracted_fields``) serves the numeric route, ``summary_tree`` the global route and ``findings``
+    the synthesis route."""
     return open_engine(
         settings,
         query=query,
@@ -214,12 +220,13 @@ def qa_engine(
         cache_dir=hysem_home() / "llm_cache" / "answers",
         extracted=extracted,
         summary_tree=summary_tree,
+        findings=findings,
     )
 
 
 def tables_engine(settings: AssetSettings, query: str, tables: Mapping[str, pd.DataFrame | None]):
     """:func:`qa_engine` over a partition's tables by asset name (``vector_index``, ``library``,
-    ``canonical_terms`` and, when present, ``extracted_fields`` and ``summary_tree``), with the
+    ``canonical_terms`` and, when present, ``extracted_fields``, ``summary_tree`` and ``findings``), with the
     query's protocol and the graph schema of every protocol, as the graph was loaded."""
     protocol = review_for(query).protocol
     return qa_engine(
@@ -232,4 +239,5 @@ def tables_engine(settings: AssetSettings, query: str, tables: Mapping[str, pd.D
         tables["canonical_terms"],
         tables.get("extracted_fields"),
         tables.get("summary_tree"),
+        tables.get("findings"),
     )

@@ -19,10 +19,10 @@ from typing import Any
 import pandas as pd
 
 from hysem_assets.core.matcher import TermMatcher
-from hysem_assets.extraction.estimates import MEASURES
 
 # The nouns the extractor counts people and events with: a question counting them means a count field.
 from hysem_assets.extraction.numbers import _POPULATION
+from hysem_assets.findings.estimates import MEASURES
 from hysem_assets.qa.comparisons import Comparison, years_per
 from hysem_assets.qa.sources import clean
 from hysem_assets.settings.protocols import Protocol

@@ -30,7 +30,7 @@ from hysem_assets.qa.comparisons import Comparison, format_number
 from hysem_assets.qa.cypher import CypherPlan, validate_cypher
 from hysem_assets.qa.drafts import Claim, Draft
 from hysem_assets.qa.number_fields import NumericTarget, records_of
-from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata, clean
+from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata, clean, evidence_citation
 from hysem_assets.qa.symbolic import term_conditions
 from hysem_assets.qa.terms import Filters
 from hysem_assets.stores.graph import GraphStore
@@ -272,23 +272,6 @@ def describe_value(row: NumericRow, label: str, kind: str = "quantity") -> str:
     return text
 
 
-def _squeezed(text: str) -> str:
-    return " ".join(matchable(text).split()).casefold()
-
-
-def row_citation(row: NumericRow, library: Library, chunks: Sequence[ChunkRow]) -> SourceMetadata | None:
-    """The chunk of the row's work that holds its evidence sentence, else the work itself."""
-    record = library.get(row.cluster_id)
-    if record is None:
-        return None
-    if row.evidence:
-        wanted = _squeezed(row.evidence)
-        for chunk in chunks:
-            if wanted in _squeezed(chunk.text):
-                return record.metadata(chunk.chunk_index, chunk.evidence)
-    return record.metadata(None)
-
-
 def numeric_draft(
     found: NumericAnswer,
     library: Library,
@@ -308,7 +291,8 @@ def numeric_draft(
             retracted.append(row.cluster_id)
             if not include_retracted:
                 continue
-        if (citation := row_citation(row, library, chunks.get(row.cluster_id, ()))) is not None:
+        citation = evidence_citation(row.cluster_id, row.evidence, library, chunks.get(row.cluster_id, ()))
+        if citation is not None:
             cited.append((row, citation))
     if not cited:
         return Draft(()), [], retracted

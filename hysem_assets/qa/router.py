@@ -1,15 +1,16 @@
 """Which route answers a question, why, and where to go when that route finds nothing.
 
-Eight routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
+Nine routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
 ``ranking`` ranks an entity kind or a field's categories by the works that report each
 (counts, shares, a chart), ``statistics`` summarises a number property (median, IQR, range,
 mean; by group; the largest works), ``trend`` counts works by publication year (a chart),
 ``numeric`` filters typed numbers (sample sizes, durations, metrics) by a comparison,
-``global`` answers corpus-level questions from the summary tree, and ``local`` is hybrid
-retrieval over chunks. Rules decide first, on wording alone and on the words the protocol
-gives its fields, so routing needs no model and behaves the same on any subject. When no
-rule fires and a router model is configured, the model chooses; otherwise the question is
-local. Each route has a fallback chain: a route that finds nothing (or whose query is
+``synthesis`` tabulates what the included studies found about an intervention's effect on an
+outcome (the ``findings`` table), ``global`` answers corpus-level questions from the summary
+tree, and ``local`` is hybrid retrieval over chunks. Rules decide first, on wording alone and
+on the words the protocol gives its fields, so routing needs no model and behaves the same on
+any subject. When no rule fires and a router model is configured, the model chooses; otherwise
+the question is local. Each route has a fallback chain: a route that finds nothing (or whose query is
 refused) hands the question to the next, and the answer records every attempt.
 """
 
@@ -25,11 +26,14 @@ from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.aggregates import TREND, TREND_SUBJECT, Categories, categories_in, statistics_question
 from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.drafts import MalformedOutput
+from hysem_assets.qa.effect_questions import effect_question
 from hysem_assets.qa.number_fields import NumberField, numeric_target
 from hysem_assets.stores.graph_schema import GraphSchema
 
-RouteName = Literal["counting", "listing", "ranking", "statistics", "trend", "numeric", "global", "local"]
-ROUTES: tuple[RouteName, ...] = ("counting", "listing", "ranking", "statistics", "trend", "numeric", "global", "local")
+RouteName = Literal["counting", "listing", "ranking", "statistics", "trend", "numeric", "synthesis", "global", "local"]
+ROUTES: tuple[RouteName, ...] = (
+    "counting", "listing", "ranking", "statistics", "trend", "numeric", "synthesis", "global", "local"
+)  # fmt: skip
 #: Where a route hands over when it finds nothing: retrieval reads what structured routes miss.
 FALLBACKS: dict[RouteName, tuple[RouteName, ...]] = {
     "counting": ("local",),
@@ -38,6 +42,7 @@ FALLBACKS: dict[RouteName, tuple[RouteName, ...]] = {
     "statistics": ("local",),
     "trend": ("local",),
     "numeric": ("local",),
+    "synthesis": ("local",),
     "global": ("local",),
     "local": (),
 }
@@ -200,6 +205,8 @@ def rule_route(
     if listing and named and (_STUDIED.search(question) or _FILTERING.search(question)):
         # before corpus-wide wording: "list the outcomes reported across the corpus" asks for the entities
         return RouteDecision("listing", f'"{listing.group(0).strip()} ... {named}" lists entities the graph holds')
+    if effect := effect_question(question):
+        return RouteDecision("synthesis", f"an effect question: what the studies found for {effect.describe()}")
     if glob := _GLOBAL.search(question):
         return RouteDecision("global", f'"{glob.group(0)}" asks about the corpus as a whole')
     if listing and _FILTERING.search(question):
@@ -215,6 +222,8 @@ ROUTER_SYSTEM = (
     "statistics (median, range, mean or the largest values of a number such as sample size, overall or by group), "
     "trend (how the number of works, or of works on something, changed over the publication years), "
     "numeric (works whose reported numbers, such as sample size, follow-up or a metric, meet a comparison), "
+    "synthesis (what the studies found about the effect of an intervention or exposure on an outcome, "
+    "such as whether a treatment reduces a risk or works better than another), "
     "global (themes, trends or an overview of the whole collection), "
     "local (anything answered by specific passages of a few works). Give a short reason."
 )
@@ -270,5 +279,6 @@ async def choose_route(
         except MalformedOutput as exc:
             return RouteDecision("local", f"no rule applies and the router model failed ({exc})")
     return RouteDecision(
-        "local", "no counting, listing, ranking, statistics, trend, numeric or corpus-level wording: passages answer it"
+        "local",
+        "no counting, listing, ranking, statistics, trend, numeric, effect or corpus-level wording: passages answer it",
     )

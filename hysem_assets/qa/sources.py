@@ -10,11 +10,13 @@ text`` for its parsed paper), so a reader knows how much of the work stood behin
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
+
+from hysem_assets.core.matcher import matchable
 
 #: The keys of a metadata object, as prompts and answers spell them.
 METADATA_KEYS = ("PDF_DocIndex", "PDF_ChunkIndex", "DOI", "ZoteroKey", "InTextCitation", "FullCitation", "Evidence")
@@ -143,6 +145,26 @@ def chunk_rows(chunks: pd.DataFrame) -> dict[str, ChunkRow]:
         )
         for row in chunks.to_dict("records")
     }
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(matchable(text).split()).casefold()
+
+
+def evidence_citation(
+    cluster_id: str, evidence: str | None, library: Library, chunks: Sequence[ChunkRow]
+) -> SourceMetadata | None:
+    """The chunk of the work (``chunks``: its chunks) that holds its ``evidence`` sentence, else the work itself;
+    None for a work without a library record, which cannot be cited."""
+    record = library.get(cluster_id)
+    if record is None:
+        return None
+    if evidence:
+        wanted = _squeezed(evidence)
+        for chunk in chunks:
+            if wanted in _squeezed(chunk.text):
+                return record.metadata(chunk.chunk_index, chunk.evidence)
+    return record.metadata(None)
 
 
 def context_chunks(

@@ -1,4 +1,5 @@
-"""The evidence table: one row per included study with its citation and extracted fields.
+"""The evidence table: one row per included study with its citation and extracted fields, and its
+findings sheet: one row per comparison those studies report.
 
 Its columns follow the query's extraction fields (whatever the review protocol
 declares), so the table serves any subject. Values stored as JSON (lists, records)
@@ -12,30 +13,62 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from hysem_assets.core.empty import typed_when_empty
 from hysem_assets.dedup.normalize import is_missing
+from hysem_assets.findings.schema import ABSTRACT
 from hysem_assets.settings.fields import RESERVED_NAMES
 
 #: Columns of ``extracted_fields`` that describe the extraction run, not the study.
 _RUN_COLUMNS = RESERVED_NAMES | {"cluster_id", "text_source", "cache_hits", "protocol", "evidence"}
 STUDY_COLUMNS = ("cluster_id", "citation", "year", "title", "doi", "topic", "retracted", "text_source")
+#: The findings sheet: who found what, the result and its estimate, where it was read, then the terms.
+FINDING_COLUMNS = (
+    "cluster_id",
+    "citation",
+    "intervention",
+    "comparator",
+    "outcome",
+    "direction",
+    "measure",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "evidence",
+    "source",
+    "section",
+    "abstract_only",
+    "preferred",
+    "confidence",
+    "intervention_term",
+    "comparator_term",
+    "outcome_term",
+    "study_kind",
+    "finding_id",
+)
 
 
 def readable(value: Any) -> str:
     """A field value as text: JSON lists joined with "; ", records as "key: value"."""
-    if is_missing(value):
-        return ""
-    if isinstance(value, str):
+    if isinstance(value, str) and not is_missing(value):
         try:
             value = json.loads(value)
         except ValueError:
             return value
-    if isinstance(value, list):
-        return "; ".join(filter(None, (readable(item) for item in value)))
+    return plain(value)
+
+
+def plain(value: Any) -> str:
+    """A value as text: lists and arrays joined with "; ", records as "key: value", never a Python repr."""
+    if is_missing(value):
+        return ""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "; ".join(filter(None, (plain(item) for item in value)))
     if isinstance(value, dict):
-        return ", ".join(f"{key}: {readable(item)}" for key, item in value.items() if not is_missing(item))
+        return ", ".join(f"{key}: {plain(item)}" for key, item in value.items() if not is_missing(item))
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -96,3 +129,24 @@ def evidence_table(
     table = pd.DataFrame(rows, columns=[*STUDY_COLUMNS, *columns])
     table["year"] = table["year"].astype("Int64")
     return typed_when_empty(table, {"retracted": "bool"})
+
+
+def findings_sheet(included: list[str], findings: pd.DataFrame, library: pd.DataFrame) -> pd.DataFrame:
+    """One row per finding of an included study: preferred rows first, each part in ``included`` order.
+
+    A finding that is not preferred repeats in an abstract what its full text reports; ``abstract_only``
+    marks a preferred one read in an abstract, whose full text (when there is one) does not report it.
+    """
+    order = {cluster_id: n for n, cluster_id in enumerate(included)}
+    rows = findings[findings["cluster_id"].isin(order)]
+    preferred = rows["preferred"].fillna(False).astype(bool)
+    sheet = rows.assign(
+        citation=rows["cluster_id"].map(library.set_index("cluster_id")["full_citation"]),
+        preferred=preferred,
+        abstract_only=preferred & rows["source"].eq(ABSTRACT).fillna(False).astype(bool),
+        study=rows["cluster_id"].map(order),
+    ).sort_values(["preferred", "study"], ascending=[False, True], kind="stable")
+    sheet = sheet[list(FINDING_COLUMNS)].reset_index(drop=True)
+    texts = sheet.select_dtypes(exclude=["number", "bool"]).columns
+    sheet[texts] = sheet[texts].map(plain)
+    return sheet

@@ -1,5 +1,5 @@
-"""The review report: flow diagram, topic map, evidence table, saved reports and answers
-with their references, in one self-contained HTML (or Markdown) file.
+"""The review report: flow diagram, topic map, evidence table, syntheses with their forest plots,
+saved reports and answers with their references, in one self-contained HTML (or Markdown) file.
 
 Self-contained means a reviewer can mail the file: the diagram is inline SVG, pictures
 are data URIs, and the page loads no script, style or font from anywhere.
@@ -21,12 +21,15 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markdown_it import MarkdownIt
 
 from hysem_assets.dedup.normalize import is_missing
+from hysem_assets.review.syntheses import Synthesis, not_pooled_table, pooled_row, read_syntheses
 from hysem_assets.review.updates import what_changed_markdown
 from hysem_assets.stores.tables import read_table
 
 _XML_PROLOGUE = re.compile(r"^\s*<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>\s*)?", re.DOTALL)
 #: A data cell as pandas writes it: escaped text, so it holds no "<".
 _CELL = re.compile(r"<td>([^<]*)</td>")
+#: What the syntheses section says when there is nothing to pool.
+NO_SYNTHESES = "No included study reports a comparison with an estimate and its interval."
 #: Cells longer than this many characters fold to a preview of at most ``_PREVIEW`` characters.
 _FOLD_AT, _PREVIEW = 100, 80
 
@@ -56,6 +59,8 @@ class ReviewReport:
     answers: list[Answer] = field(default_factory=list)
     #: The ``updates`` table: what each search of the query changed (None before the first).
     updates: pd.DataFrame | None = None
+    #: Pooled comparisons with their forest plots, and those not pooled (see :mod:`hysem_assets.review.syntheses`).
+    syntheses: list[Synthesis] = field(default_factory=list)
 
 
 def answers_from_table(answers: pd.DataFrame) -> list[Answer]:
@@ -85,6 +90,10 @@ def _topics(topic_table: pd.DataFrame) -> pd.DataFrame:
     return topic_table[columns]
 
 
+def _pooled(syntheses: list[Synthesis]) -> list[Synthesis]:
+    return [synthesis for synthesis in syntheses if synthesis.pooled]
+
+
 def _preview(text: str) -> str:
     """The start of a long text, cut at a word boundary, so a folded cell reads as a phrase."""
     cut = text.rfind(" ", 0, _PREVIEW + 1)
@@ -112,6 +121,7 @@ def render_html(report: ReviewReport) -> str:
     def table(frame: pd.DataFrame) -> str:
         return frame.to_html(index=False, escape=True, na_rep="", border=0)
 
+    not_pooled = not_pooled_table(report.syntheses)
     return environment.get_template("report.html.j2").render(
         title=f"Review report: {report.title}",
         slug=report.slug,
@@ -122,6 +132,16 @@ def render_html(report: ReviewReport) -> str:
         topic_png=base64.b64encode(report.topic_png).decode() if report.topic_png else None,
         topic_table=table(_topics(report.topic_table)) if report.topic_table is not None else None,
         evidence_table=_fold_long_cells(table(report.evidence)),
+        pooled=[
+            {
+                "comparison": synthesis.comparison,
+                "table": table(pd.DataFrame([pooled_row(synthesis)])),
+                "svg": _XML_PROLOGUE.sub("", synthesis.svg or ""),
+            }
+            for synthesis in _pooled(report.syntheses)
+        ],
+        not_pooled=table(not_pooled) if len(not_pooled) else None,
+        no_syntheses=None if report.syntheses else NO_SYNTHESES,
         saved_reports=[(name, table(frame)) for name, frame in report.saved_reports.items()],
         what_changed=markdown.render(what_changed_markdown(report.updates)) if report.updates is not None else None,
         answers=[
@@ -150,7 +170,20 @@ def render_markdown(report: ReviewReport) -> str:
         parts.append(f"![Intertopic distance map](data:image/png;base64,{base64.b64encode(report.topic_png).decode()})")
     if report.topic_table is not None:
         parts.append(_topics(report.topic_table).to_markdown(index=False))
-    parts += ["## Evidence table", report.evidence.to_markdown(index=False), "## Saved reports"]
+    parts += ["## Evidence table", report.evidence.to_markdown(index=False), "## Syntheses"]
+    for synthesis in _pooled(report.syntheses):
+        png = base64.b64encode(synthesis.png or b"").decode()
+        parts += [
+            f"### {synthesis.comparison}",
+            pd.DataFrame([pooled_row(synthesis)]).to_markdown(index=False),
+            f"![Forest plot: {synthesis.comparison}](data:image/png;base64,{png})",
+        ]
+    not_pooled = not_pooled_table(report.syntheses)
+    if len(not_pooled):
+        parts += ["### Not pooled", not_pooled.to_markdown(index=False)]
+    if not report.syntheses:
+        parts.append(NO_SYNTHESES)
+    parts.append("## Saved reports")
     for name, frame in report.saved_reports.items():
         parts += [f"### {name}", frame.to_markdown(index=False) if len(frame) else "_no rows_"]
     if report.updates is not None:
@@ -194,6 +227,7 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
         flow_svg=(folder / "prisma_flow.svg").read_text(encoding="utf-8"),
         flow_png=(folder / "prisma_flow.png").read_bytes(),
         evidence=evidence,
+        syntheses=read_syntheses(folder),
         topic_png=(topics / "topics.png").read_bytes() if (topics / "topics.png").is_file() else None,
         topic_table=read_table(topics / "topic_table.parquet") if (topics / "topic_table.parquet").is_file() else None,
         saved_reports={name: table for name, table in reports.items() if table is not None},

@@ -1,12 +1,14 @@
 """The knowledge-graph schema: a fixed skeleton plus what the review protocols declare.
 
-Query, Article and Chunk are the skeleton every load builds; entity labels, their
+Query, Article, Chunk and Finding are the skeleton every load builds; entity labels, their
 relationships from Article, and the Article properties that hold categories and numbers
 come from the protocols (one store serves every partition, so its schema is the union of
-all protocols; each partition maps only its own protocol's fields). Labels, relationship
-types and property names end up inside Cypher text, because no database takes them as
-parameters. So they come only from this schema, each one must be a plain identifier, and
-values never do: values always travel as query parameters.
+all protocols; each partition maps only its own protocol's fields). A Finding joins the
+entities of the fields its protocol fills with the tagger's interventions, comparators and
+outcomes, so results are counted over the same terms as the works that study them. Labels,
+relationship types and property names end up inside Cypher text, because no database takes
+them as parameters. So they come only from this schema, each one must be a plain identifier,
+and values never do: values always travel as query parameters.
 """
 
 from __future__ import annotations
@@ -25,9 +27,18 @@ _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 #: Properties every relationship carries: the partition that owns it and the load that wrote it.
 RELATIONSHIP_PROPERTIES = ("query", "load")
 #: The part of the graph the builder always writes.
-SKELETON_NODES = ("Query", "Article", "Chunk")
-SKELETON_RELATIONSHIPS = {"INCLUDES": ("Query", "Article"), "HAS_CHUNK": ("Article", "Chunk")}
+SKELETON_NODES = ("Query", "Article", "Chunk", "Finding")
+SKELETON_RELATIONSHIPS = {
+    "INCLUDES": ("Query", "Article"),
+    "HAS_CHUNK": ("Article", "Chunk"),
+    "REPORTS_FINDING": ("Article", "Finding"),
+}
 MENTIONS = "MENTIONS"
+#: Relationship from a Finding to the term of each arm, by the tagger role whose field holds those terms.
+#: (ladybug's names are case-insensitive, so none may spell a label: "OUTCOME" would be the label Outcome.)
+FINDING_TERMS = {"interventions": "INTERVENTION_TERM", "comparators": "COMPARATOR_TERM", "outcomes": "OUTCOME_TERM"}
+#: Relationship types a protocol may not declare.
+_RESERVED_RELATIONSHIPS = {*SKELETON_RELATIONSHIPS, MENTIONS, *FINDING_TERMS.values()}
 
 
 class SchemaError(ValueError):
@@ -81,6 +92,8 @@ class FieldSpec(BaseModel):
     property: str | None = None
     #: Words a question uses for the entities ("which outcomes", "how many exposures").
     words: list[str] = Field(default_factory=list)
+    #: The tagger role that fills an entity field (``method: tagger:<role>``): findings join its entities.
+    role: str | None = None
     #: A number property: what it measures (count, duration, quantity...) and its unit, so questions
     #: with comparisons ("more than 10,000 participants", "at least 18 months") find it and convert units.
     kind: str | None = None
@@ -95,6 +108,8 @@ class FieldSpec(BaseModel):
             raise ValueError("give either entity and relationship, or property")
         if (self.kind or self.unit) and self.property is None:
             raise ValueError("kind and unit describe a number property, not entities")
+        if self.role and self.entity is None:
+            raise ValueError("a role joins findings to entities; a property has none")
         return self
 
     def is_number(self) -> bool:
@@ -150,6 +165,10 @@ class GraphSchema(BaseModel):
                 )
             if spec.entity not in mentionable:
                 raise ValueError(f"field {field}: {MENTIONS} must list {spec.entity} among its targets")
+        for rel_type, label in self.finding_links().items():
+            rel = self.relationships.get(rel_type)
+            if rel is None or rel.source != "Finding" or label not in rel.targets:
+                raise ValueError(f"relationship {rel_type} must go from Finding to {label}")
         return self
 
     def key(self, label: str) -> str:
@@ -162,6 +181,10 @@ class GraphSchema(BaseModel):
             for name, spec in self.fields.items()
             if spec.entity is not None and spec.relationship is not None
         }
+
+    def finding_links(self) -> dict[str, str]:
+        """Relationship type from Finding -> the entity label its arm's term joins, for this partition's protocol."""
+        return finding_links(self.fields)
 
     def loaded_properties(self, label: str) -> dict[str, PropertyType]:
         """Properties one partition writes: for Article, its corpus columns and its protocol's own fields.
@@ -202,9 +225,46 @@ SKELETON: dict[str, Any] = {
             "key": "chunk_id",
             "properties": {"cluster_id": "STRING", "chunk_index": "INT64", "section": "STRING", "text": "STRING"},
         },
+        "Finding": {
+            "key": "key",  # the Article's key and the finding's id
+            # named as the findings table's columns (hysem_assets/findings/schema.py)
+            "properties": {
+                "finding_id": "STRING",
+                "direction": "STRING",
+                "confidence": "DOUBLE",
+                "intervention": "STRING",
+                "comparator": "STRING",
+                "outcome": "STRING",
+                "intervention_term": "STRING",
+                "comparator_term": "STRING",
+                "outcome_term": "STRING",
+                "evidence": "STRING",
+                "source": "STRING",
+                "section": "STRING",
+                "preferred": "BOOLEAN",
+                "measure": "STRING",
+                "estimate": "DOUBLE",
+                "ci_low": "DOUBLE",
+                "ci_high": "DOUBLE",
+                "p_value": "DOUBLE",
+                "study_kind": "STRING",
+            },
+        },
     },
-    "relationships": {"INCLUDES": {"from": "Query", "to": "Article"}, "HAS_CHUNK": {"from": "Article", "to": "Chunk"}},
+    "relationships": {
+        name: {"from": source, "to": target} for name, (source, target) in SKELETON_RELATIONSHIPS.items()
+    },
 }
+
+
+def finding_links(fields: Mapping[str, FieldSpec]) -> dict[str, str]:
+    """Relationship type from Finding -> entity label, from the roles of entity fields. Comparators join the
+    interventions' label when no field of their own is a graph entity: a comparator is another arm (placebo,
+    usual care, a second drug), so it is named as interventions are."""
+    by_role = {spec.role: spec.entity for spec in fields.values() if spec.role and spec.entity}
+    if "interventions" in by_role:
+        by_role.setdefault("comparators", by_role["interventions"])
+    return {rel_type: by_role[role] for role, rel_type in FINDING_TERMS.items() if role in by_role}
 
 
 def default_words(field_name: str, label: str) -> list[str]:
@@ -242,6 +302,8 @@ def _field_specs(protocol: Protocol) -> dict[str, dict[str, Any]]:
             relationship = link.relationship or "HAS_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", link.node).upper()
             words = link.words or default_words(field.name, link.node)
             specs[field.name] = {"entity": link.node, "relationship": relationship, "words": words}
+            if field.method:
+                specs[field.name]["role"] = field.method.partition(":")[2]
     return specs
 
 
@@ -256,6 +318,7 @@ def graph_schema(protocols: Mapping[str, Protocol], protocol: Protocol | None = 
     article = nodes["Article"]["properties"]
     owners: dict[str, str] = {}
     mentionable: list[str] = []
+    arms: dict[str, set[str]] = {rel_type: set() for rel_type in FINDING_TERMS.values()}
 
     def claim(what: str, value: object, owner: str) -> None:
         key = f"{what}={value!r}"
@@ -267,7 +330,10 @@ def graph_schema(protocols: Mapping[str, Protocol], protocol: Protocol | None = 
             )
 
     for name, each in sorted(protocols.items()):
-        for field_name, spec in _field_specs(each).items():
+        specs = _field_specs(each)
+        for rel_type, label in finding_links({n: FieldSpec.model_validate(s) for n, s in specs.items()}).items():
+            arms[rel_type].add(label)
+        for field_name, spec in specs.items():
             owner = f"config/protocols/{name}.yaml field {field_name!r}"
             if "property" in spec:
                 kind = each.field(field_name).property_type()
@@ -277,7 +343,7 @@ def graph_schema(protocols: Mapping[str, Protocol], protocol: Protocol | None = 
                 article[spec["property"]] = kind
                 continue
             label, relationship = spec["entity"], spec["relationship"]
-            if label in SKELETON["nodes"] or relationship in SKELETON["relationships"] or relationship == MENTIONS:
+            if label in SKELETON["nodes"] or relationship in _RESERVED_RELATIONSHIPS:
                 raise SchemaError(f"{owner}: {label}/{relationship} is part of the built-in skeleton; rename it")
             claim(f"relationship {relationship}", label, owner)
             nodes.setdefault(label, {"key": "name"})
@@ -285,6 +351,9 @@ def graph_schema(protocols: Mapping[str, Protocol], protocol: Protocol | None = 
             mentionable.append(label)
     if mentionable:
         relationships[MENTIONS] = {"from": "Chunk", "to": sorted(set(mentionable))}
+    relationships |= {
+        rel_type: {"from": "Finding", "to": sorted(labels)} for rel_type, labels in arms.items() if labels
+    }
     data = {
         **{"nodes": nodes, "relationships": relationships},
         "article": {prop: prop for prop in SKELETON["nodes"]["Article"]["properties"]},

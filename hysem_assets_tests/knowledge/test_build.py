@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hysem_assets.knowledge.build import GraphInputError, build_partition_graph, coerce, terms
+from hysem_assets.knowledge.build import GraphInputError, article_digests, build_partition_graph, coerce, terms
+from hysem_assets_tests.knowledge import findings_partition
 from hysem_assets_tests.knowledge.partition import ARTICLES, QUERY, frames, partition, schema
 
 
@@ -77,3 +78,55 @@ def test_coercion_and_terms() -> None:
     with pytest.raises(GraphInputError, match="not a whole number"):
         coerce(2.5, "INT64", "x")
     assert terms("ozone") == ["ozone"] and terms(None) == [] and terms(["a", "a", " b "]) == ["a", "b"]
+
+
+def test_findings_become_nodes_of_their_article_joined_to_the_terms_of_their_arms() -> None:
+    graph = findings_partition.partition()
+    findings = rows(graph, "Finding")
+    key = "10.2000/t1#t-1:aspirin:placebo:major bleeding:fulltext"
+    assert len(findings) == 5 and findings[key] == {
+        "finding_id": "t-1:aspirin:placebo:major bleeding:fulltext", "direction": "significantly increased",
+        "confidence": 0.9, "intervention": "aspirin", "comparator": "placebo", "outcome": "major bleeding",
+        "intervention_term": "aspirin", "comparator_term": "placebo", "outcome_term": "major bleeding",
+        "evidence": "aspirin changed major bleeding compared with placebo.", "source": "fulltext",
+        "section": "Results", "preferred": True, "measure": "hazard ratio", "estimate": 1.5, "ci_low": 1.1,
+        "ci_high": 2.05, "p_value": 0.01, "study_kind": "primary",
+    }  # fmt: skip
+    assert ("10.2000/t1", key) in pairs(graph, "REPORTS_FINDING")
+    assert ("t-3", "t-3#t-3:statin:placebo:stroke:fulltext") in pairs(graph, "REPORTS_FINDING")
+    # the generic protocol's Exposure and Outcome entities, as the fields spell them; comparators join Exposure
+    assert (key, "Aspirin") in pairs(graph, "INTERVENTION_TERM") and (key, "placebo") in pairs(graph, "COMPARATOR_TERM")
+    assert (key, "major bleeding") in pairs(graph, "OUTCOME_TERM")
+    assert set(rows(graph, "Exposure")) == {"Aspirin", "clopidogrel", "statin", "placebo"}
+
+
+def test_a_protocol_without_tagged_arms_keeps_the_terms_as_properties_only() -> None:
+    data = findings_partition.frames()
+    graph = build_partition_graph(schema(), "q", corpus=data["corpus"], findings=data["findings"])
+    assert len(rows(graph, "Finding")) == 5 and pairs(graph, "REPORTS_FINDING")
+    assert not {b.type for b in graph.relationships} & {"INTERVENTION_TERM", "COMPARATOR_TERM", "OUTCOME_TERM"}
+
+
+def test_bad_findings_are_named() -> None:
+    data = findings_partition.frames()
+    with pytest.raises(
+        GraphInputError, match="finding 't-3:statin.*refers to cluster 't-3', which is not in the corpus"
+    ):
+        build_partition_graph(
+            findings_partition.schema(), "q", corpus=data["corpus"].iloc[:2], findings=data["findings"]
+        )
+    with pytest.raises(GraphInputError, match="a finding of article 't-3' has no finding_id"):
+        findings = data["findings"].assign(
+            finding_id=data["findings"]["finding_id"].where(lambda s: s.str[:3] != "t-3")
+        )
+        build_partition_graph(findings_partition.schema(), "q", corpus=data["corpus"], findings=findings)
+    with pytest.raises(GraphInputError, match="Finding .*, property preferred: cannot store 'yes' as BOOLEAN"):
+        findings = data["findings"].astype({"preferred": object}).assign(preferred="yes")
+        build_partition_graph(findings_partition.schema(), "q", corpus=data["corpus"], findings=findings)
+
+
+def test_a_changed_finding_changes_its_articles_digest_only() -> None:
+    before = article_digests(findings_partition.partition())
+    changed = [dict(findings_partition.FINDINGS[-1], direction="no significant difference")]
+    after = article_digests(findings_partition.partition([*findings_partition.FINDINGS[:-1], *changed]))
+    assert {key for key in before if before[key] != after[key]} == {"t-3"}

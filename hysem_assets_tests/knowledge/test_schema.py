@@ -34,6 +34,31 @@ def _protocol(folder: Path, name: str, fields: dict) -> None:
     (folder / "protocols" / f"{name}.yaml").write_text(yaml.safe_dump({"fields": fields}), encoding="utf-8")
 
 
+def test_findings_join_the_entities_of_the_fields_their_arms_are_tagged_into() -> None:
+    protocols = load_protocols()
+    generic = graph_schema(protocols, protocols["generic"])
+    # generic's comparator field is no graph entity: comparators are named as interventions are
+    assert generic.finding_links() == {
+        "INTERVENTION_TERM": "Exposure",
+        "COMPARATOR_TERM": "Exposure",
+        "OUTCOME_TERM": "Outcome",
+    }
+    assert graph_schema(protocols, protocols["pollution-cardio-ml"]).finding_links() == {}
+    assert ("REPORTS_FINDING", "Article", "Finding") in generic.relationship_pairs()
+    assert ("OUTCOME_TERM", "Finding", "Outcome") in generic.relationship_pairs()
+    assert generic.nodes["Finding"].properties["direction"] == "STRING"
+
+
+def test_a_protocol_may_not_take_a_findings_relationship(config: Path) -> None:
+    _protocol(
+        config,
+        "other",
+        {"o": {"type": "terms", "description": "O.", "graph": {"node": "O", "relationship": "OUTCOME_TERM"}}},
+    )
+    with pytest.raises(SchemaError, match="O/OUTCOME_TERM is part of the built-in skeleton"):
+        graph_schema(load_protocols())
+
+
 def test_two_protocols_that_give_one_name_two_meanings_are_refused(config: Path) -> None:
     _protocol(
         config,

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from hysem_assets.embedding.minilm import packaged_model_path
+from hysem_assets.embedding.minilm import packaged_model_path, wordpiece_tokenizer
 from hysem_assets.pico.corpus import CLASSES, read_conll, relabelled, spans, split, training_corpus
-from hysem_assets.pico.tagger import WINDOW, word_pieces
+from hysem_assets.pico.tagger import WINDOW
 from hysem_assets.pico.training import windows
 from hysem_assets_tests.paths import REALDATA, needs_realdata
 
@@ -84,7 +84,7 @@ def test_windows_hold_whole_sentences_with_aligned_targets(tmp_path: Path) -> No
     path = tmp_path / "tiny.conll"
     path.write_text(CONLL)
     document = read_conll(path)[0]
-    tokenizer = word_pieces(packaged_model_path() / "tokenizer.json")
+    tokenizer = wordpiece_tokenizer(packaged_model_path() / "tokenizer.json")
     (window,) = windows(document, tokenizer)
     assert window.ids[0] == 101 and window.ids[-1] == 102
     pieces = [tokenizer.id_to_token(i) for i in window.ids]

@@ -44,7 +44,7 @@ def routed(protocol: str, question: str) -> str:
         ("How many patients were enrolled in the trial of drug X?", "none"),
         ("What is known about children under 5 years?", "none"),
         ("How does blood pressure above 140 mmHg change with exposure?", "none"),
-        ("What is the effect of statins on dementia risk?", "none"),
+        ("What is the effect of statins on dementia risk?", "synthesis"),
         ("Which exposure had the strongest association with dementia?", "none"),
         ("How has the median sample size of studies changed over time?", "statistics"),
         ("Which outcomes are typically measured in studies?", "listing"),

@@ -11,6 +11,9 @@ import json
 
 import pandas as pd
 
+from hysem_assets.findings.schema import ABSTRACT, DECREASED, NO_DIFFERENCE
+from hysem_assets_tests.findings_table import finding, findings_table
+
 WORKS = ["w1", "w2", "w3", "w4", "w5", "w6"]
 RECORDS = {"w1": ["pubmed:1", "openalex:1", "scopus:1"], "w2": ["pubmed:2", "openalex:2"], "w3": ["pubmed:3"],
            "w4": ["openalex:4"], "w5": ["scopus:5"], "w6": ["pubmed:6"]}  # fmt: skip
@@ -66,7 +69,34 @@ def parsed() -> pd.DataFrame:
 
 
 def library() -> pd.DataFrame:
-    return pd.DataFrame({"cluster_id": WORKS, "full_citation": [f"Doe, J. ({w}). Study {w}." for w in WORKS]})
+    return pd.DataFrame(
+        {
+            "cluster_id": WORKS,
+            "in_text_citation": [f"(Doe, {w})" for w in WORKS],
+            "full_citation": [f"Doe, J. ({w}). Study {w}." for w in WORKS],
+        }
+    )
+
+
+#: What the findings of the included works w1 and w2 pool to: their hazard ratios of stroke (w3's is not included).
+POOLED_STROKE = "aspirin vs placebo: stroke"
+
+
+def findings() -> pd.DataFrame:
+    """Stroke on aspirin: w1 in its full text (and its abstract, which yields), w2 in its abstract only, w3 too but
+    w3 is not included; w1's major bleeding, one study, is not pooled. w2's evidence is hostile to spreadsheets."""
+    stroke = {"direction": DECREASED, "measure": "hazard ratio"}
+    return findings_table(
+        [
+            finding("w1", "aspirin", "placebo", "stroke", **stroke, estimate=0.8, ci_low=0.7, ci_high=0.92),
+            finding("w1", "aspirin", "placebo", "stroke", **stroke, source=ABSTRACT, preferred=False),
+            finding("w1", "aspirin", "placebo", "major bleeding", measure="odds ratio", estimate=1.4, ci_low=1.1,
+                    ci_high=1.8),
+            finding("w2", "aspirin", "placebo", "stroke", direction=NO_DIFFERENCE, measure="hazard ratio",
+                    estimate=0.9, ci_low=0.75, ci_high=1.08, source=ABSTRACT, evidence='=HYPERLINK("x")'),
+            finding("w3", "aspirin", "placebo", "stroke", **stroke, estimate=0.5, ci_low=0.3, ci_high=0.8),
+        ]
+    )  # fmt: skip
 
 
 def extracted() -> pd.DataFrame:

@@ -12,6 +12,8 @@ from hysem_assets.cli import main
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.review import RECONCILE_CHECK
+from hysem_assets.findings.schema import DECREASED, INCREASED, NO_DIFFERENCE
+from hysem_assets.review.evidence import FINDING_COLUMNS
 from hysem_assets.runs.instance import get_instance
 from hysem_assets.settings.environment import asset_file, review_dir
 from hysem_assets.stores.tables import write_parquet
@@ -33,6 +35,7 @@ def store(corpus: pd.DataFrame) -> None:
         library=tables.library(),
         extracted_fields=tables.extracted(),
         topics=tables.topics(),
+        findings=tables.findings(),
     )
     for key, frame in frames.items():
         write_parquet(frame, asset_file(key, QUERY))
@@ -76,13 +79,36 @@ def test_deliverables_from_stored_tables():
     assert sheet["B2"].alignment.wrap_text and sheet.column_dimensions["B"].width > 10
     assert pd.read_csv(folder / "evidence_table.csv")["cluster_id"].tolist() == ["w1", "w2"]
 
+    workbook = load_workbook(folder / "evidence_table.xlsx")
+    assert workbook.sheetnames == ["Evidence", "Findings"]
+    findings = workbook["Findings"]
+    assert [cell.value for cell in findings[1]] == list(FINDING_COLUMNS) and findings.max_row == 5
+    assert findings.freeze_panes == "A2" and findings["A1"].font.bold
+    hostile = next(cell for cell in findings["L"] if cell.value and str(cell.value).startswith("=HYPERLINK"))
+    assert hostile.value == '=HYPERLINK("x")' and hostile.data_type == "s"
+    sheet = pd.read_csv(folder / "evidence_findings.csv")
+    assert sheet["cluster_id"].tolist() == ["w1", "w1", "w2", "w1"] and sheet["abstract_only"].tolist()[2]
+    assert '\'=HYPERLINK("x")' in sheet["evidence"].tolist()
+    [materialized] = [
+        m for m in result.get_asset_materialization_events() if m.asset_key.to_user_string() == "evidence_table"
+    ]
+    metadata = materialized.materialization.metadata
+    assert metadata["findings_by_direction"].value == {DECREASED: 1, INCREASED: 1, NO_DIFFERENCE: 1}
+    assert (metadata["findings"].value, metadata["pooled"].value, metadata["not_pooled"].value) == (4, 1, 1)
+    assert metadata["forest_plots"].value.count("](data:image/png;base64,") == 1
+    assert tables.POOLED_STROKE in metadata["syntheses"].value and "one study" in metadata["syntheses"].value
+    assert (folder / "forest" / "002.svg").is_file()
+
     report = folder / "report.html"
     written = CliRunner().invoke(main, ["report", "--query", QUERY, "-o", str(report)])
     assert written.exit_code == 0, written.output
     html = report.read_text(encoding="utf-8")
     assert "<svg" in html and "Studies included in review (n = 2)" in html and "Doe, J. (w1). Study w1." in html
-    page = Page(html)  # the flow, the evidence, and what the update changed with its flow: tables, not Markdown
-    assert page.elements["table"] == 4 and not page.pipe_rows() and "What changed" in html
+    # the flow, the evidence, the pooled and the unpooled findings, and what the update changed with its flow:
+    # tables, not Markdown
+    page = Page(html)
+    assert page.elements["table"] == 6 and not page.pipe_rows() and "What changed" in html
+    assert f"<h3>{tables.POOLED_STROKE}</h3>" in html and html.count("<svg") == 2
 
 
 def test_a_flow_that_does_not_add_up_blocks_the_evidence_table():

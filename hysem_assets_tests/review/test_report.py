@@ -16,7 +16,8 @@ from hysem_assets.qa.charts import ranking_chart
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
 from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts
-from hysem_assets.review.report import ReviewReport, answers_from_table, render_html, render_markdown
+from hysem_assets.review.report import NO_SYNTHESES, ReviewReport, answers_from_table, render_html, render_markdown
+from hysem_assets.review.syntheses import synthesize
 from hysem_assets.review.updates import history_frame, review_state, update_row
 from hysem_assets_tests.ui.server import ARTIFACTS
 
@@ -95,6 +96,22 @@ def test_every_table_of_the_page_is_a_table_and_long_evidence_folds():
     escaped = long.replace("<", "&lt;").replace(">", "&gt;")
     preview = "A cohort of 4,402 adults &lt;b&gt;followed&lt;/b&gt; for a decade A cohort of 4,402 adults…"
     assert f"<td><details><summary><span>{preview}</span></summary>{escaped}</details></td>" in html
+
+
+def test_the_syntheses_show_each_pooled_result_with_its_forest_plot_and_the_rest_with_their_reason():
+    syntheses = synthesize(tables.findings(), ["w1", "w2"], tables.library())
+    html = render_html(replace(review(), syntheses=syntheses))
+    page = Page(html)
+    assert html.count("<svg") == 2 and '<figure class="forest"><svg' in html and "<?xml" not in html
+    assert f"<h3>{tables.POOLED_STROKE}</h3>" in html and "DerSimonian-Laird" in html and "<th>I²</th>" in html
+    assert "<h3>Not pooled</h3>" in html and "<td>one study</td>" in html and NO_SYNTHESES not in html
+    assert page.elements["table"] == 6 and not page.pipe_rows()  # flow, topics, evidence, pooled, not pooled, report
+    assert NO_SYNTHESES in render_html(review())
+
+    markdown = render_markdown(replace(review(), syntheses=syntheses))
+    assert f"### {tables.POOLED_STROKE}" in markdown
+    assert f"![Forest plot: {tables.POOLED_STROKE}](data:image/png;base64," in markdown
+    assert re.search(r"\|\s*aspirin vs placebo: major bleeding\s*\|\s*Doe, w1\s*\|\s*one study\s*\|", markdown)
 
 
 def test_markdown_inlines_the_diagram_and_tables():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hysem_assets.extraction.estimates import effect_estimates
+from hysem_assets.findings.estimates import effect_estimates
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,11 @@ statistical vocabulary of effect estimates, not of any review subject. A bare "d
 "ratio", "beta" or a change named by its direction ("reduction", "21% higher") counts only with a
 labelled interval that holds its value ("difference, 9.8%; 95% CI, -0.7% to +20.4%"), and so
 does a measure whose qualifiers run on to its value without a link word.
+
+A number the words lead to is not always an estimate: a year ("hazard ratios with follow-up to the
+end of 2021"), a count ("41,290 patients", "208 (36.1%)"), a mean with its spread ("HR 66 ± 12", a
+heart rate) or a dose ("the hazard ratio of 80 mg versus 10 mg") is left out, and so is a ratio
+that is not positive.
 """
 
 from __future__ import annotations
@@ -52,7 +57,10 @@ _GENERIC: dict[str, tuple[str, ...]] = {
     "reduction": (r"(?:(?:absolute|relative|mean)\s+)?(?:reductions?|decreases?|declines?)",),
     "increase": (r"(?:(?:absolute|relative|mean)\s+)?(?:increases?|improvements?|gains?)",),
 }
-_NUMBER = r"[-−–+]?\s?(?:\d+(?:[.·]\d+)?|[.·]\d+)"
+#: A number, whole thousands written in groups too ("2,061", not the decimal comma of "0,706").
+_NUMBER = r"[-−–+]?\s?(?:[1-9]\d{0,2}(?:,\d{3})+(?![\d.·]|,\d)|\d+(?:[.·]\d+)?|[.·]\d+)"
+#: Measures estimated as the ratio of two risks, odds or rates: positive, pooled on the log scale.
+RATIO_MEASURES = frozenset({"hazard ratio", "odds ratio", "relative risk", "incidence rate ratio", "rate ratio"})
 
 
 def _measure_pattern() -> tuple[re.Pattern[str], dict[str, tuple[str, bool]]]:
@@ -100,10 +108,10 @@ _CHANGE_FIRST = re.compile(
 )
 _CI_LABEL = (
     r"(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*(?:CI|CrI|UI|confidence\s+intervals?|credible\s+intervals?)"
-    r"(?:\s*[\[(](?:CI|CrI)[\])])?|CI)"
+    r"(?:\s*[\[(](?:CI|CrI)[\])])?|CI\s*(?:95|90|99)\s*%|CI)"
 )
 _INTERVAL = re.compile(
-    rf"\s*[;:,(\[]?\s*(?:(?P<label>{_CI_LABEL})\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*%?\s*(?:,?\s*to|–|—|--|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})(?:\s*%)?",
+    rf"\s*[;:,(\[]?\s*(?:(?P<label>{_CI_LABEL})\s*[:,=]?\s*)?[(\[]?\s*(?P<low>{_NUMBER})\s*%?\s*(?:,?\s*to|–|—|--|-|−|,|;|\.\.)\s*(?P<high>{_NUMBER})(?![.,·]\d)(?:\s*%)?",
     re.IGNORECASE,
 )
 #: A p-value right after an estimate or its interval: "; P = .01", "), p<0.001", "; two-sided P value 0.03".
@@ -113,10 +121,29 @@ _P_VALUE = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_START = re.compile(r"[;:.]\s|,\s(?:and|but|while|whereas)\s|\(|\[")
+#: After a count: its percentage ("208 (36.1%)") or who or what was counted ("3 groups", "41,290 patients").
+_COUNT_AFTER = re.compile(
+    r"(?:\s*[(\[]\s*\d+(?:[.·]\d+)?\s*%\s*[)\]]"
+    r"|\s+(?:participants|patients|subjects|people|persons|individuals|adults|children|women|men|cases|controls|events|"
+    r"deaths|groups|arms|trials|studies|cohorts|centres|centers|sites|hospitals)\b)",
+    re.IGNORECASE,
+)
+#: A dose after a value ("40 mg daily").
+_DOSE_UNIT = r"(?:mg|g|µg|μg|mcg|ng|IU|units?|mL|ml|mmol)(?:/kg)?"
+_DOSE_AFTER = re.compile(
+    rf"\s*{_DOSE_UNIT}(?:\s*(?:/\s*d(?:ay)?|daily|a\s+day|per\s+day|once|twice|three\s+times|b\.?i\.?d|t\.?i\.?d|q\.?d)\b)",
+    re.IGNORECASE,
+)
+#: A ratio has neither unit nor spread: a mass or volume after one makes it a dose ("the hazard ratio of 80 mg versus
+#: 10 mg"), a plus-minus a mean with its standard deviation ("HR 66 ± 12", a heart rate).
+_NOT_A_RATIO_AFTER = re.compile(rf"\s*(?:{_DOSE_UNIT}\b|±|\+/-|\+-)", re.IGNORECASE)
+_YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
 
 def _number(text: str) -> float:
-    return float(text.replace(" ", "").replace("−", "-").replace("–", "-").replace("·", ".").lstrip("+"))
+    return float(
+        "".join(text.split()).replace(",", "").replace("−", "-").replace("–", "-").replace("·", ".").lstrip("+")
+    )
 
 
 def _p_text(match: re.Match[str]) -> str:
@@ -140,7 +167,8 @@ def _context(sentence: str, start: int, previous_end: int) -> str | None:
 
 class _Named(NamedTuple):
     """An estimate's name and value as written, before its interval: where it starts, its canonical measure,
-    whether only a labelled interval makes it one, the name as written, the value, its unit and where it ends."""
+    whether only a labelled interval makes it one, the name as written, the value, its unit, where it ends and where
+    the value's digits end."""
 
     start: int
     name: str
@@ -149,6 +177,7 @@ class _Named(NamedTuple):
     value: str
     unit: str | None
     end: int
+    value_end: int
 
 
 def _unit(name: str, value: re.Match[str]) -> str | None:
@@ -180,6 +209,7 @@ def _named_values(text: str) -> Iterator[_Named]:
             value["value"],
             _unit(name, value),
             value.end(),
+            value.end("value"),
         )
         for measure in _MEASURE.finditer(text)
         if (value := _VALUE.match(text, measure.end()))
@@ -188,7 +218,14 @@ def _named_values(text: str) -> Iterator[_Named]:
     )
     named_after = (
         _Named(
-            change.start(), direction, True, change[direction], change["value"], _unit(direction, change), change.end()
+            change.start(),
+            direction,
+            True,
+            change[direction],
+            change["value"],
+            _unit(direction, change),
+            change.end(),
+            change.end("value"),
         )
         for change in _CHANGE_FIRST.finditer(text)
         for direction in ["reduction" if change["reduction"] else "increase"]
@@ -196,13 +233,37 @@ def _named_values(text: str) -> Iterator[_Named]:
     return heapq.merge(named_first, named_after)
 
 
+def _other_number(text: str, named: _Named, ratio: bool, vouched: bool) -> bool:
+    """Whether the value the words lead to is some other number than an estimate: a year (unless a labelled interval
+    holds it: "a difference of 2010 steps, 95% CI 1500 to 2520"), a count, a mean with its spread or a dose. (A page,
+    table or reference number is never reached: "p. 12", "Table 2" and "2019;38:1201" end the words before a value.)
+    """
+    return bool(
+        (_YEAR.fullmatch(named.value) and named.unit is None and not vouched)
+        or _COUNT_AFTER.match(text, named.value_end)
+        or _DOSE_AFTER.match(text, named.value_end)
+        or (ratio and _NOT_A_RATIO_AFTER.match(text, named.value_end))
+    )
+
+
+def _bounds(interval: re.Match[str], ratio: bool) -> tuple[float, float]:
+    """An interval's bounds in order. A ratio has no sign, so a dash before one of its bounds is punctuation
+    ("95 % CI – 0.62–0.96")."""
+    low, high = (_number(interval[bound]) for bound in ("low", "high"))
+    return (min(abs(low), abs(high)), max(abs(low), abs(high))) if ratio else (min(low, high), max(low, high))
+
+
 def effect_estimates(text: str) -> list[dict[str, Any]]:
     """Every effect estimate in ``text`` with its interval and context, in text order.
 
     Each record has ``measure``, ``value``, ``unit``, ``ci_lower``, ``ci_upper``, ``p_value``, ``context`` and the
     ``start``/``end`` offsets of the estimate in ``text`` (same offsets: folding keeps lengths
-    for the characters estimates use). An interval must hold its value; otherwise it is
-    read as the record's, not the estimate's, and left out. Bounds written high to low are put in order.
+    for the characters estimates use). Bounds written high to low are put in order.
+
+    An interval must hold its value. Numbers after a value that do not ("HR 0.7, 12 to 24 months") are no
+    interval, and the estimate is kept without one. A labelled interval that does not ("HR 2.5, 95% CI 0.6-0.9")
+    says that the value or the interval is misread or misprinted, with no telling which: the estimate is left
+    out, as a careful reviewer would go back to the paper rather than report or pool either number.
     """
     folded = fold(strip_markup(text))
     plain = folded if len(folded) == len(text) else text
@@ -213,17 +274,20 @@ def effect_estimates(text: str) -> list[dict[str, Any]]:
         if named.start < previous_end:
             continue
         estimate = _number(named.value)
+        ratio = named.name in RATIO_MEASURES
         interval = _INTERVAL.match(plain, named.end)
-        low = high = None
-        end = named.end
-        if interval:
-            low, high = sorted((_number(interval["low"]), _number(interval["high"])))
-            if low <= estimate <= high:
-                end = interval.end()
-            else:
-                low = high = None
-        if named.needs_interval and not (low is not None and interval and interval["label"]):
+        bounds = _bounds(interval, ratio) if interval else None
+        labelled = bool(interval and interval["label"])
+        if bounds and not bounds[0] <= estimate <= bounds[1]:
+            if labelled:
+                continue
+            bounds = None
+        if (named.needs_interval and not (bounds and labelled)) or (ratio and estimate <= 0):
             continue
+        if _other_number(plain, named, ratio, vouched=bool(bounds and labelled)):
+            continue
+        low, high = bounds or (None, None)
+        end = interval.end() if interval and bounds else named.end
         p_value = _P_VALUE.match(plain, end)
         if p_value:
             end = p_value.end()
