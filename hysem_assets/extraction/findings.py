@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from hysem_assets.core.matcher import fold
+from hysem_assets.embedding.onnx_encoder import threads
 from hysem_assets.findings.candidates import Sentence, sentences
 from hysem_assets.findings.classifier import Comparison, FindingsModel
 from hysem_assets.findings.estimates import effect_estimates
@@ -169,12 +171,15 @@ def findings_of(
     tagger: Tagger,
     model: FindingsModel,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    workers: int | None = None,
 ) -> list[list[dict[str, Any]]]:
-    """The rows of each work, in order."""
+    """The rows of each work, in order; ``workers`` works (default: one per core) are read side by side, since
+    each model call runs on one thread, as the span tagger's do in extraction."""
     found = []
-    for done, work in enumerate(works, start=1):
-        found.append(work_findings(work, tagger, model))
-        progress(done, len(works))
+    with ThreadPoolExecutor(max_workers=workers or threads()) as pool:
+        for done, rows in enumerate(pool.map(lambda work: work_findings(work, tagger, model), works), start=1):
+            found.append(rows)
+            progress(done, len(works))
     return found
 
 
