@@ -9,39 +9,12 @@ from hysem_assets.core.empty import empty_note
 from hysem_assets.core.progress import Progress
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.extraction.findings import WorkText, cached_findings, findings_table, folded, work_rows
-from hysem_assets.extraction.publication_types import record_types
+from hysem_assets.extraction.findings import cached_findings, findings_table, term_lookup, work_rows, work_texts
 from hysem_assets.findings import classifier
 from hysem_assets.findings.schema import DIRECTIONS
 from hysem_assets.pico import tagger as pico_tagger
 from hysem_assets.screening.outcome import screened_in
-from hysem_assets.stores.work_cache import WorkCache, work_id
-
-
-def work_texts(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[WorkText]:
-    """Title, abstract, parsed full text (empty where none), stated types and run-to-run id of each work."""
-    full_text = parsed[parsed["error"].isna()].set_index("cluster_id")["markdown"].to_dict()
-    return [
-        WorkText(
-            row.cluster_id,
-            row.title if isinstance(row.title, str) else "",
-            row.abstract if isinstance(row.abstract, str) else "",
-            full_text.get(row.cluster_id) or "",
-            tuple(record_types(getattr(row, "publication_types", None), getattr(row, "item_type", None))),
-            work_id(row.doi, row.cluster_id),
-        )
-        for row in corpus.itertuples()
-    ]
-
-
-def term_lookup(canonical_terms: pd.DataFrame) -> dict[str, str]:
-    """Folded raw term -> canonical term as the dictionaries spell it, over every field the protocol unifies (the
-    first field's on a clash)."""
-    matched = canonical_terms[canonical_terms["canonical"].notna()]
-    lookup: dict[str, str] = {}
-    for raw, canonical in zip(matched["raw_term"], matched["canonical"], strict=True):
-        lookup.setdefault(folded(str(raw)), str(canonical))
-    return lookup
+from hysem_assets.stores.work_cache import WorkCache
 
 
 @asset(

@@ -24,6 +24,7 @@ import pandas as pd
 
 from hysem_assets.core.matcher import fold
 from hysem_assets.embedding.onnx_encoder import threads
+from hysem_assets.extraction.publication_types import record_types
 from hysem_assets.findings.candidates import Sentence, sentences
 from hysem_assets.findings.classifier import Comparison, FindingsModel
 from hysem_assets.findings.estimates import effect_estimates
@@ -31,7 +32,7 @@ from hysem_assets.findings.schema import ABSTRACT, COLUMNS, FULLTEXT
 from hysem_assets.pico.roles import role_values
 from hysem_assets.pico.tagger import Tagger
 from hysem_assets.retrieval.chunking import blank_reference_lists
-from hysem_assets.stores.work_cache import CachedRun, WorkCache, content_key
+from hysem_assets.stores.work_cache import CachedRun, WorkCache, content_key, work_id
 
 #: Change when this module changes what it writes for the same text and model.
 FINDINGS_CODE = "findings-1"
@@ -57,6 +58,32 @@ class WorkText:
     publication_types: Sequence[str] = ()
     #: Who the work is from run to run (its DOI, else its cluster id): findings' ids are made from it.
     work: str = ""
+
+
+def work_texts(corpus: pd.DataFrame, parsed: pd.DataFrame) -> list[WorkText]:
+    """Title, abstract, parsed full text (empty where none), stated types and run-to-run id of each work."""
+    full_text = parsed[parsed["error"].isna()].set_index("cluster_id")["markdown"].to_dict()
+    return [
+        WorkText(
+            row.cluster_id,
+            row.title if isinstance(row.title, str) else "",
+            row.abstract if isinstance(row.abstract, str) else "",
+            full_text.get(row.cluster_id) or "",
+            tuple(record_types(getattr(row, "publication_types", None), getattr(row, "item_type", None))),
+            work_id(row.doi, row.cluster_id),
+        )
+        for row in corpus.itertuples()
+    ]
+
+
+def term_lookup(canonical_terms: pd.DataFrame) -> dict[str, str]:
+    """Folded raw term -> canonical term as the dictionaries spell it, over every field the protocol unifies (the
+    first field's on a clash)."""
+    matched = canonical_terms[canonical_terms["canonical"].notna()]
+    lookup: dict[str, str] = {}
+    for raw, canonical in zip(matched["raw_term"], matched["canonical"], strict=True):
+        lookup.setdefault(folded(str(raw)), str(canonical))
+    return lookup
 
 
 def study_kind(title: str, publication_types: Sequence[str]) -> str:
