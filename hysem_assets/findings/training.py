@@ -18,21 +18,18 @@ Seeded, single-process and CPU-only.
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import random
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 from tokenizers import Tokenizer
 from transformers import AutoModel
 
+from hysem_assets.embedding.fine_tuning import fine_tune, save, seeded
 from hysem_assets.findings.candidates import Sentence, ranked, sentences
 from hysem_assets.findings.corpus import Labelled, article
 from hysem_assets.findings.pairs import CANDIDATES, OUTPUTS, comparison, encode
@@ -141,55 +138,23 @@ def train(
 ) -> Path:
     """Fine-tune the model in ``base`` on ``data`` (pairs with the index of their output in ``outputs``); save it
     (transformers format plus ``head.pt``) to ``target``."""
-    random.seed(settings.seed)
-    np.random.seed(settings.seed)
-    torch.manual_seed(settings.seed)
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True)
+    seeded(settings)
 
     progress(f"{len(data)} pairs: {dict(Counter(outputs[label] for _, label in data))}")
     model = PairClassifier(
         AutoModel.from_pretrained(base, local_files_only=True, attn_implementation="eager"), len(outputs)
     )
-    steps = math.ceil(len(data) / settings.batch_size * settings.epochs)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
-    warmup = max(1, int(steps * settings.warmup))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (steps - step) / max(1, steps - warmup)))
+    steps = fine_tune(
+        model,
+        data,
+        settings,
+        lambda pair: len(pair[0]) // 16,
+        lambda batch: torch.nn.functional.cross_entropy(
+            model(*collate([pair[0] for pair in batch])), torch.tensor([pair[1] for pair in batch])
+        ),
+        progress,
     )
-    order = random.Random(settings.seed)
-    model.train()
-    started, step, losses = time.monotonic(), 0, []
-    while step < steps:
-        # pairs of similar length in a batch, batches in random order: less padding, same mix
-        shuffled = sorted(order.sample(data, len(data)), key=lambda pair: len(pair[0]) // 16)
-        batches = [shuffled[i : i + settings.batch_size] for i in range(0, len(shuffled), settings.batch_size)]
-        order.shuffle(batches)
-        for batch in batches:
-            if step >= steps:
-                break
-            ids, mask = collate([pair[0] for pair in batch])
-            loss = torch.nn.functional.cross_entropy(model(ids, mask), torch.tensor([pair[1] for pair in batch]))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
-            step += 1
-            if step % 20 == 0 or step == steps:
-                rate = step / (time.monotonic() - started)
-                progress(
-                    f"step {step}/{steps}  loss {np.mean(losses[-20:]):.4f}  "
-                    f"{rate * 60:.1f} steps/min, {(steps - step) / rate / 60:.0f} min left"
-                )
-    target.mkdir(parents=True, exist_ok=True)
-    model.encoder.save_pretrained(target)
-    torch.save(model.head.state_dict(), target / "head.pt")
-    (target / "training.json").write_text(
-        json.dumps({**asdict(settings), "pairs": len(data), "steps": steps}, indent=1)
-    )
-    return target
+    return save(model, target, {**asdict(settings), "pairs": len(data), "steps": steps})
 
 
 def collate(batch: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -11,11 +11,7 @@ on the same library versions.
 
 from __future__ import annotations
 
-import json
 import logging
-import math
-import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +21,7 @@ import torch
 from tokenizers import Tokenizer
 from transformers import AutoModel
 
+from hysem_assets.embedding.fine_tuning import fine_tune, save, seeded
 from hysem_assets.embedding.minilm import wordpiece_tokenizer
 from hysem_assets.pico.corpus import CLASSES, Document
 from hysem_assets.pico.tagger import WINDOW
@@ -98,53 +95,20 @@ def train(
     progress: Callable[[str], None] = log.info,
 ) -> Path:
     """Fine-tune the model in ``base`` on ``documents``; save it (transformers format) to ``target``."""
-    random.seed(settings.seed)
-    np.random.seed(settings.seed)
-    torch.manual_seed(settings.seed)
-    torch.set_num_threads(settings.threads)
-    torch.use_deterministic_algorithms(True)
+    seeded(settings)
 
     tokenizer = wordpiece_tokenizer(base / "tokenizer.json")
     data = [w for document in documents for w in windows(document, tokenizer)]
     model = TokenTagger(AutoModel.from_pretrained(base, local_files_only=True, attn_implementation="eager"))
-    steps = math.ceil(len(data) / settings.batch_size * settings.epochs)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
-    warmup = max(1, int(steps * settings.warmup))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min((step + 1) / warmup, max(0.0, (steps - step) / max(1, steps - warmup)))
+    steps = fine_tune(
+        model,
+        data,
+        settings,
+        lambda w: len(w.ids) // 32,
+        lambda batch: model.loss(*_collate(batch)),
+        progress,
     )
-    order = random.Random(settings.seed)
-    model.train()
-    started, step, losses = time.monotonic(), 0, []
-    while step < steps:
-        # windows of similar length in a batch, batches in random order: less padding, same mix
-        shuffled = sorted(order.sample(data, len(data)), key=lambda w: len(w.ids) // 32)
-        batches = [shuffled[i : i + settings.batch_size] for i in range(0, len(shuffled), settings.batch_size)]
-        order.shuffle(batches)
-        for batch in batches:
-            if step >= steps:
-                break
-            loss = model.loss(*_collate(batch))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
-            step += 1
-            if step % 20 == 0 or step == steps:
-                rate = step / (time.monotonic() - started)
-                progress(
-                    f"step {step}/{steps}  loss {np.mean(losses[-20:]):.4f}  "
-                    f"{rate * 60:.1f} steps/min, {(steps - step) / rate / 60:.0f} min left"
-                )
-    target.mkdir(parents=True, exist_ok=True)
-    model.encoder.save_pretrained(target)
-    torch.save(model.head.state_dict(), target / "head.pt")
-    (target / "training.json").write_text(
-        json.dumps({**asdict(settings), "windows": len(data), "documents": len(documents), "steps": steps}, indent=1)
-    )
-    return target
+    return save(model, target, {**asdict(settings), "windows": len(data), "documents": len(documents), "steps": steps})
 
 
 def _collate(batch: Sequence[Window]) -> tuple[torch.Tensor, ...]:
