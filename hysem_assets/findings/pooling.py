@@ -15,12 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from statsmodels.stats.meta_analysis import combine_effects
 
 from hysem_assets.findings import schema
 from hysem_assets.findings.estimates import RATIO_MEASURES
@@ -29,7 +28,7 @@ from hysem_assets.findings.estimates import RATIO_MEASURES
 DIFFERENCE_MEASURES = frozenset({"mean difference", "standardised mean difference", "risk difference"})
 #: The methods ``pool`` takes (statsmodels' ``method_re`` names) and how a synthesis names them.
 METHODS = {"dl": "DerSimonian-Laird", "pm": "Paule-Mandel"}
-_Z = float(stats.norm.ppf(0.975))  # 1.959964: the half-width of a 95% interval in standard errors
+_Z = NormalDist().inv_cdf(0.975)  # 1.959964: the half-width of a 95% interval in standard errors
 _UNUSABLE = "no standard error from the interval (no width, or a ratio's bound not positive)"
 
 
@@ -185,6 +184,8 @@ def pool(studies: Sequence[StudyEffect], comparison: tuple[str, str, str], metho
     measure = studies[0].measure
     effects = np.array([_to_scale(measure, study.estimate) for study in studies])
     variances = np.array([_standard_error(study) ** 2 for study in studies])
+    from statsmodels.stats.meta_analysis import combine_effects  # here: statsmodels takes a second to import
+
     with np.errstate(invalid="ignore", divide="ignore"):  # a negative moment estimate leaves NaNs in unused figures
         result = combine_effects(effects, variances, method_re=method)
     if result.tau2 > 0:
@@ -213,6 +214,8 @@ def _prediction_interval(mean: float, se: float, tau2: float, k: int) -> tuple[f
     times the square root of tau2 + se2. It needs k >= 3: with two studies there are no degrees of freedom left."""
     if k < 3:
         return None
+    from scipy import stats
+
     half = float(stats.t.ppf(0.975, k - 2)) * math.sqrt(tau2 + se**2)
     return mean - half, mean + half
 
