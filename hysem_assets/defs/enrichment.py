@@ -19,7 +19,7 @@ from hysem_assets.extraction.backends import build_backend as build_extraction_b
 from hysem_assets.extraction.chunking import TOKENIZER_NAME
 from hysem_assets.extraction.documents import EXTRACTION_RUN_COLUMNS, Document
 from hysem_assets.extraction.reuse import reader_of, reuse_or_extract
-from hysem_assets.extraction.rows import all_failed, documents_to_extract, extracted_rows
+from hysem_assets.extraction.rows import all_failed, blanked_counts, documents_to_extract, extracted_rows
 from hysem_assets.llm.registry import build_backend
 from hysem_assets.screening.outcome import screened_in
 from hysem_assets.settings.backends import answer_settings
@@ -150,6 +150,7 @@ def extracted_fields(
             **run.changes.as_metadata(),
             "statuses": MetadataValue.json(table["status"].value_counts().to_dict()),
             "filled_per_field": MetadataValue.json(filled),
+            "not_read": MetadataValue.json(blanked_counts(documents)),
             "preview": table_preview(table, ["cluster_id", "text_source", *field_names[:3]], rows=8),
         },
     )
@@ -199,7 +200,10 @@ def topics(
 ) -> Output[pd.DataFrame]:
     placement = topic_modeller.settings
     documents = pd.DataFrame(
-        [{"doc_id": d.doc_id, "text": d.text} for d in documents_to_extract(deduped_corpus, parsed_docs)],
+        [
+            {"doc_id": d.doc_id, "text": d.text}
+            for d in documents_to_extract(deduped_corpus, parsed_docs, own_values=False)  # topics read every word
+        ],
         columns=["doc_id", "text"],
     )
     directory = hysem_home() / "topics" / context.partition_key

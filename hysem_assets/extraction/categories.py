@@ -3,7 +3,8 @@
 Each allowed value's description in the protocol holds comma-separated cue phrases
 ("prospective or retrospective cohort study, longitudinal follow-up of participants").
 A value is chosen by the cues the text uses, weighted by where they stand: the title, a
-"design" heading or a sentence about this work count more; a cue governed by another
+"design" heading or a sentence about this work count more, an introduction sentence less
+(:mod:`~hysem_assets.extraction.sections`); a cue governed by another
 ("meta-analysis of randomised trials", "a cohort study nested in a trial", "cross-sectional
 analysis of a cohort") or in the plural (studies the work reviews; once per sentence) counts less.
 A list of adjectives reads as one phrase ("a prospective, randomized, double-blind study"). A value
@@ -87,6 +88,11 @@ def _matcher(values: tuple[tuple[str, str], ...]) -> TermMatcher:
     return TermMatcher.from_mapping(_cues(values))
 
 
+def values_matcher(values: Mapping[str, str]) -> TermMatcher:
+    """The matcher of every value's cues, finding value names; built once per set of values."""
+    return _matcher(tuple(values.items()))
+
+
 def value_matcher(value: str, description: str) -> TermMatcher:
     """The matcher of one value's cues (its name and its description's cue phrases), built once per value."""
     return _matcher(((value, description),))
@@ -117,7 +123,7 @@ def cue_matches(reading: Reading, values: Mapping[str, str]) -> list[CueMatch]:
     for index, sentence in enumerate(reading.sentences):
         plain = matchable(sentence)
         matches = list(matcher.matches(_LIST_COMMA.sub(" ", plain)))  # same length: offsets hold
-        weight = 1.0
+        weight = reading.weights[index]
         if index == reading.title_index:
             weight *= 2.0
         if _DESIGN_HEADING.search(plain):

@@ -4,8 +4,11 @@ One function serves every backend. A model server returns values only, and the e
 extractor's values are taken from the text, so both are located the same way: a phrase
 exactly, then case- and spacing-insensitively, then the sentence sharing most of its
 words; a number by the ways it is written (48213, 48,213, 48 213, 3.4 million; a duration
-in any time unit); an effect estimate by its value near its interval; a category by the
-cue phrases of its value in the protocol.
+in any time unit); an effect estimate by its value near its interval; a design column's
+category by the cue phrases of its value in the protocol or its dictionary. Where a value
+stands several times, the sentence in the part of the work that says most about its own
+study (methods or results before introduction, :mod:`~hysem_assets.extraction.sections`)
+is its evidence, the first one among equals.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from hysem_assets.core.matcher import fold
 from hysem_assets.core.text import sentence_spans
 from hysem_assets.extraction.categories import value_matcher
+from hysem_assets.extraction.designs import categories, is_design
 from hysem_assets.extraction.numbers import parse_amount
+from hysem_assets.extraction.sections import sentence_weights
 from hysem_assets.settings.protocols import Protocol, ProtocolField
 
 #: Least share of a value's words a sentence must hold to be its evidence when the value is not found as written.
@@ -43,8 +48,9 @@ class _Text:
     """A document's text with what locating reads from it (sentences, numbers, folded form),
     each computed once for all its fields: a full text holds thousands of sentences and numbers."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, parts: bool = True) -> None:
         self.text = text
+        self.parts = parts
 
     @cached_property
     def spans(self) -> list[tuple[int, int]]:
@@ -67,6 +73,21 @@ class _Text:
     def folded(self) -> str:
         return fold(self.text)
 
+    @cached_property
+    def weights(self) -> list[float]:
+        return sentence_weights(self.text, self.spans) if self.parts else [1.0] * len(self.spans)
+
+    def best(self, positions: list[int]) -> int | None:
+        """Of the places a value stands, the one in the best-weighted sentence; the first among equals."""
+        if not positions:
+            return None
+
+        def weight(position: int) -> float:
+            index = bisect_right(self._starts, position) - 1
+            return self.weights[index] if index >= 0 else 0.0
+
+        return max(positions, key=lambda position: (weight(position), -position))
+
     def sentence_at(self, position: int) -> tuple[int, int] | None:
         index = bisect_right(self._starts, position) - 1
         return self.spans[index] if index >= 0 and position < self.spans[index][1] else None
@@ -85,17 +106,16 @@ def _entry(text: _Text, value: Any, position: int) -> dict[str, Any]:
     return {"value": value, "sentence": text.text[start:end], "start": start, "end": end}
 
 
-def _find_phrase(text: str, phrase: str) -> int | None:
-    """Where ``phrase`` stands in ``text``: as written, any case, or with other spacing and hyphens."""
-    found = text.find(phrase)
-    if found >= 0:
-        return found
+def _find_phrase(text: _Text, phrase: str) -> int | None:
+    """Where ``phrase`` stands in ``text``: as written, else in any case or with other spacing and hyphens."""
+    written = [m.start() for m in re.finditer(re.escape(phrase), text.text)] if phrase else []
+    if written:
+        return text.best(written)
     words = re.findall(r"\w+", phrase)
     if not words:
         return None
     pattern = r"[\W_]{0,3}".join(re.escape(w) for w in words)
-    match = re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)
-    return match.start() if match else None
+    return text.best([m.start() for m in re.finditer(rf"(?<!\w){pattern}(?!\w)", text.text, re.IGNORECASE)])
 
 
 def _best_sentence(text: _Text, phrase: str) -> int | None:
@@ -120,16 +140,22 @@ def _numbers(text: str) -> list[_Number]:
     return found
 
 
-def _find_number(numbers: list[_Number], value: float, unit: str | None = None) -> int | None:
+def _number_positions(numbers: list[_Number], value: float, unit: str | None = None) -> list[int]:
     """Where ``value`` is written among ``numbers``; with a time ``unit``, a duration written in any time unit counts."""
     target = _IN_YEARS.get((unit or "").lower().rstrip("s"))
+    found = []
     for number, position, written_unit in numbers:
         if target and written_unit:
             if abs(number * _IN_YEARS[written_unit] - value * target) <= 0.01 * max(abs(value * target), 1e-9):
-                return position
+                found.append(position)
         elif abs(number - value) <= 1e-9 * max(1.0, abs(value)):
-            return position
-    return None
+            found.append(position)
+    return found
+
+
+def _find_number(numbers: list[_Number], value: float, unit: str | None = None) -> int | None:
+    """Where ``value`` is first written among ``numbers`` (see :func:`_number_positions`)."""
+    return next(iter(_number_positions(numbers, value, unit)), None)
 
 
 def _find_estimate(text: _Text, record: Mapping[str, Any]) -> int | None:
@@ -147,25 +173,26 @@ def _find_estimate(text: _Text, record: Mapping[str, Any]) -> int | None:
     return min(candidates)[1] if candidates else None
 
 
-def _find_category(text: _Text, field: ProtocolField, value: str) -> int | None:
-    matcher = value_matcher(value, (field.values or {}).get(value, ""))
+def _find_category(text: _Text, choices: Mapping[str, str], value: str) -> int | None:
+    matcher = value_matcher(value, choices.get(value, ""))
     plain = text.folded
-    found = next(iter(matcher.matches(plain)), None) if len(plain) == len(text.text) else None
-    if found:
-        return found[1]
-    return _find_phrase(text.text, value)
+    found = [start for _, start, _ in matcher.matches(plain)] if len(plain) == len(text.text) else []
+    return text.best(found) if found else _find_phrase(text, value)
 
 
-def locate_evidence(text: str, field: ProtocolField, value: Any) -> list[dict[str, Any]]:
+def locate_evidence(
+    text: str, field: ProtocolField, value: Any, choices: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The evidence of one field's value: ``[{value, sentence, start, end}]``, one per item it could place.
 
     ``start``/``end`` are character offsets of the evidence sentence in ``text``
-    (``text[start:end] == sentence``). An item that cannot be placed has no entry.
+    (``text[start:end] == sentence``). An item that cannot be placed has no entry. ``choices``
+    are a design column's categories with their cues (a category field's values by default).
     """
-    return _located(_Text(text), field, value)
+    return _located(_Text(text), field, value, field.values or {} if choices is None else choices)
 
 
-def _located(text: _Text, field: ProtocolField, value: Any) -> list[dict[str, Any]]:
+def _located(text: _Text, field: ProtocolField, value: Any, choices: Mapping[str, str]) -> list[dict[str, Any]]:
     if value is None or value == [] or value == "" or not text.spans:
         return []
     items = value if isinstance(value, list) else [value]
@@ -177,11 +204,12 @@ def _located(text: _Text, field: ProtocolField, value: Any) -> list[dict[str, An
         elif isinstance(item, bool):
             position = None
         elif isinstance(item, (int, float)):
-            position = _find_number(text.numbers, float(item), field.unit if field.number_kind == "duration" else None)
-        elif field.type == "category":
-            position = _find_category(text, field, str(item))
+            unit = field.unit if field.number_kind == "duration" else None
+            position = text.best(_number_positions(text.numbers, float(item), unit))
+        elif choices:
+            position = _find_category(text, choices, str(item))
         else:
-            position = _find_phrase(text.text, str(item))
+            position = _find_phrase(text, str(item))
             if position is None:
                 position = _best_sentence(text, str(item))
         if position is not None:
@@ -189,12 +217,17 @@ def _located(text: _Text, field: ProtocolField, value: Any) -> list[dict[str, An
     return entries
 
 
-def evidence_for(text: str, protocol: Protocol, values: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Evidence of every field of ``protocol`` with a value in ``values``: field -> list of entries."""
-    document = _Text(text)
+def evidence_for(
+    text: str, protocol: Protocol, values: Mapping[str, Any], *, parts: bool = True
+) -> dict[str, list[dict[str, Any]]]:
+    """Evidence of every field of ``protocol`` with a value in ``values``: field -> list of entries.
+
+    Without ``parts``, the first place a value stands is its evidence, whatever part of the work it is in."""
+    document = _Text(text, parts)
     found = {}
     for field in protocol.fields:
-        entries = _located(document, field, values.get(field.name))
+        choices = categories(protocol, field) if is_design(field) else {}
+        entries = _located(document, field, values.get(field.name), choices)
         if entries:
             found[field.name] = entries
     return found

@@ -28,6 +28,7 @@ from hysem_assets.embedding import bert_numpy
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.embedding.minilm import MODEL_NAME
 from hysem_assets.extraction.categories import choose_category, value_texts
+from hysem_assets.extraction.designs import categories, is_design
 from hysem_assets.extraction.numbers import duration, metric_values, quantity, sample_size
 from hysem_assets.extraction.open_terms import rank_terms
 from hysem_assets.extraction.passages import best_span
@@ -48,7 +49,7 @@ from hysem_assets.settings.protocols import (
 )
 
 #: Changes whenever the rules change what they extract, so cached answers of older rules are not replayed.
-RULES_VERSION = "tagger-11"
+RULES_VERSION = "tagger-12"
 
 Method = Literal[
     "dictionary",
@@ -65,21 +66,24 @@ Method = Literal[
 ]
 
 
-def method_for(field: ProtocolField) -> Method:
+def method_for(field: ProtocolField, designs: bool = True) -> Method:
     """How the embedded extractor fills ``field``: the method it names, else by its rules (:func:`rule_for`)."""
-    return "tagger" if field.method else rule_for(field)
+    return "tagger" if field.method else rule_for(field, designs)
 
 
-def fallback_for(field: ProtocolField) -> Method:
+def fallback_for(field: ProtocolField, designs: bool = True) -> Method:
     """The rule for a tagger field whose role finds nothing: for comparators the span a cue announces ("compared
     with X"), since ranked noun phrases would name a comparator for every text; else the rule of its type."""
     role = (field.method or "").partition(":")[2]
-    return "span" if role == "comparators" and field.cues else rule_for(field)
+    return "span" if role == "comparators" and field.cues else rule_for(field, designs)
 
 
-def rule_for(field: ProtocolField) -> Method:
-    """The rule that fills ``field`` by its type, kind, dictionary and cues (also where the tagger finds nothing)."""
-    if field.type == "category":
+def rule_for(field: ProtocolField, designs: bool = True) -> Method:
+    """The rule that fills ``field`` by its type, kind, dictionary and cues (also where the tagger finds nothing).
+
+    A design column (:func:`~hysem_assets.extraction.designs.is_design`) is chosen among its categories;
+    without ``designs`` (as before design columns were), a text field's dictionary is not read."""
+    if field.type == "category" or designs and is_design(field):
         return "category"
     if field.type == "terms":
         return "dictionary" if field.dictionary else "phrases"
@@ -113,8 +117,10 @@ class ExtractiveBackend:
         sentences: int = 2,
         min_similarity: float = 0.1,
         fingerprint: str = "",
+        own_values: bool = True,
     ):
         self.protocol = protocol
+        self.own_values = own_values
         self.fields = {spec.name: spec for spec in protocol.fields}
         self.dictionaries = dict(dictionaries)
         self.encoder = Encoder(
@@ -124,12 +130,15 @@ class ExtractiveBackend:
         self.min_similarity = min_similarity
         self.sentence_budget = sentence_budget
         self.sentence_shortlist = sentence_shortlist
-        self.focus = _focus_texts(protocol)
+        designs = [spec for spec in protocol.fields if rule_for(spec, own_values) == "category"]
+        self.categories = {spec.name: categories(protocol, spec) for spec in designs}
+        self.focus = _focus_texts(protocol, self.categories)
         self.tagger = pico_tagger.load() if any(spec.method for spec in protocol.fields) else None
         self.tagger_budget = tagger_budget
         tagger_version = f"+tagger@{self.tagger.version}" if self.tagger else ""
         embedder = f"{Path(self.encoder.name).name}@{self.encoder.content}"  # the weights' hash, not their name
-        self._model_id = f"extractive/{embedder}{tagger_version}@{protocol.fingerprint}/{fingerprint}"
+        rules = "" if own_values else "+all-text"
+        self._model_id = f"extractive/{embedder}{tagger_version}@{protocol.fingerprint}/{fingerprint}{rules}"
         self._lock = threading.Lock()
         self._shared_vectors: dict[str, Any] = {}  # descriptions and short phrases, across readings
 
@@ -168,6 +177,7 @@ class ExtractiveBackend:
             focus=self.focus,
             budget=self.sentence_budget,
             shortlist=self.sentence_shortlist,
+            parts=self.own_values,
         )
         tagged = [self.fields[n] for n in names if n in self.fields and self.fields[n].method]
         roles = role_values(text, self.tagger.read(text, self.tagger_budget)) if tagged and self.tagger else {}
@@ -182,15 +192,15 @@ class ExtractiveBackend:
         }
 
     def _value(self, field: ProtocolField, reading: Reading, roles: Mapping[str, list[str]]) -> Any:
-        method = method_for(field)
+        method = method_for(field, self.own_values)
         text = reading.text
         if method == "tagger":
             values = roles[(field.method or "").partition(":")[2]]
             if values:
                 return values if field.type == "terms" else values[0]
-            method = fallback_for(field)  # nothing tagged (not a clinical abstract, say)
+            method = fallback_for(field, self.own_values)  # nothing tagged (not a clinical abstract, say)
         if method == "dictionary":
-            return self.dictionaries[field.name].find(text)
+            return reading.ranked_terms(self.dictionaries[field.name])
         if method == "phrases":
             return [term.text for term in rank_terms(reading, field.description, field.cues, self._others(field))]
         if method == "sentences":
@@ -202,7 +212,7 @@ class ExtractiveBackend:
                 return [span.text] if span else []
             return span.text if span else None
         if method == "category":
-            chosen = choose_category(reading, field.values or {})
+            chosen = choose_category(reading, self.categories[field.name])
             return chosen[0] if chosen else None
         if method == "metric_values":  # keep the properties the field declares, nothing else
             return [
@@ -235,10 +245,10 @@ class ExtractiveBackend:
         """Nothing to release: the encoder stays loaded for the process."""
 
 
-def _focus_texts(protocol: Protocol) -> list[str]:
-    """What a long excerpt's sentences are chosen by: each field's description with its cues, each category value's."""
+def _focus_texts(protocol: Protocol, choices: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """What a long excerpt's sentences are chosen by: each field's description with its cues, each category's."""
     texts = [" ".join([spec.description, *spec.cues]) for spec in protocol.fields]
-    texts += [text for spec in protocol.fields for text in value_texts(spec.values or {})]
+    texts += [text for values in choices.values() for text in value_texts(values)]
     return list(dict.fromkeys(texts))
 
 
@@ -267,8 +277,13 @@ def _embedding_backend(config: ExtractiveConfig) -> str:
     return config.embedding_backend if bert_numpy.supported(Path(config.embedding_model)) else "torch"
 
 
-def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) -> ExtractiveBackend:
-    """The backend for ``protocol``: its fields, and the synonym dictionaries its fields name."""
+def from_protocol(
+    protocol: Protocol, config: ExtractiveConfig | None = None, *, own_values: bool = True
+) -> ExtractiveBackend:
+    """The backend for ``protocol``: its fields, and the synonym dictionaries its fields name.
+
+    ``own_values`` False reads every sentence alike and a text field's dictionary not at all, as
+    before design columns and section weights were (``benchmarks/own_values.py`` compares both)."""
     config = config or ExtractiveConfig(backend="extractive")
     files = protocol.dictionary_files()
     return ExtractiveBackend(
@@ -283,6 +298,7 @@ def from_protocol(protocol: Protocol, config: ExtractiveConfig | None = None) ->
         sentence_shortlist=config.sentence_shortlist,
         tagger_budget=config.tagger_budget,
         fingerprint=_settings_fingerprint(config, files),
+        own_values=own_values,
     )
 
 

@@ -2,7 +2,8 @@
 
 Every noun phrase of the text is a candidate. It scores for a field by the field's cue
 phrases (a phrase right after "exposure to" or "risk of"), by mentions in the title and
-across the text, and by embedding similarity: close to the field's description, and
+across the text (cues and mentions count by the weight of their sentence's part, so an
+introduction's phrases rank below the methods' and results'), and by embedding similarity: close to the field's description, and
 closer to it than to any other field's (so "older adults" goes to the population, not
 to the outcomes). A bounded number of the best, clean, non-overlapping phrases is kept.
 """
@@ -107,9 +108,11 @@ def rank_terms(
     expansions = reading.abbreviations
     first: dict[str, Phrase] = {}
     mentions: dict[str, int] = {}
+    weighted: dict[str, float] = {}  # mentions, each by its sentence's weight
     cue_after: dict[str, float] = {}
     in_title: set[str] = set()
     for index, (sentence_start, sentence_end) in enumerate(reading.spans):
+        weight = reading.weights[index]
         sentence = reading.text[sentence_start:sentence_end]
         cue_spans = [(sentence_start + s, sentence_start + e) for s, e in cue_positions(sentence, cues)]
         for phrase in reading.phrases[index]:
@@ -119,13 +122,14 @@ def rank_terms(
                 continue
             first.setdefault(key, Phrase(text, phrase.start, phrase.end))
             mentions[key] = mentions.get(key, 0) + 1
+            weighted[key] = weighted.get(key, 0.0) + weight
             if index == reading.title_index:
                 in_title.add(key)
             for cue_start, cue_end in cue_spans:
                 if phrase.start >= cue_end and _governed(reading.text[cue_end : phrase.start]):
-                    cue_after[key] = max(cue_after.get(key, 0.0), _WEIGHTS["cue_after"])
+                    cue_after[key] = max(cue_after.get(key, 0.0), weight * _WEIGHTS["cue_after"])
                 elif phrase.start <= cue_start and cue_end <= phrase.end:
-                    cue_after[key] = max(cue_after.get(key, 0.0), _WEIGHTS["cue_inside"])
+                    cue_after[key] = max(cue_after.get(key, 0.0), weight * _WEIGHTS["cue_inside"])
     defined = {_key(long_form) for long_form in expansions.values()}
     # only phrases with some sign of standing for an entity are embedded: that keeps documents fast
     keys = [key for key in first if key in cue_after or key in in_title or mentions[key] > 1 or key in defined]
@@ -135,7 +139,7 @@ def rank_terms(
         score = (
             cue_after.get(key, 0.0)
             + _WEIGHTS["title"] * (key in in_title)
-            + _WEIGHTS["mention"] * min(mentions[key] - 1, 3)
+            + _WEIGHTS["mention"] * min(weighted[key] - 1, 3)
             + _WEIGHTS["own"] * float(own[row])
             + _WEIGHTS["margin"] * float(margin[row])
         )

@@ -3,7 +3,9 @@
 Fields of a protocol look at the same text in different ways; reading it once keeps the
 embedded extractor fast (each sentence and phrase is embedded once per document, in
 batches) and keeps offsets consistent for evidence. A long excerpt embeds only the
-sentences :func:`~hysem_assets.extraction.focus.focus_sentences` picks.
+sentences :func:`~hysem_assets.extraction.focus.focus_sentences` picks. Each sentence
+weighs by the part of the work it stands in (:mod:`~hysem_assets.extraction.sections`):
+a methods or results sentence outranks an introduction sentence saying the same.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from functools import cached_property
 
 import numpy as np
 
+from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.core.text import normalized_sentence, sentence_spans
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.extraction.focus import focus_sentences
 from hysem_assets.extraction.phrases import Phrase, abbreviations, noun_phrases
+from hysem_assets.extraction.sections import sentence_weights
 
 #: Texts of at most this many words (noun phrases, cue spans) recur across a corpus' documents: kept across readings.
 SHARED_WORDS = 8
@@ -30,7 +34,8 @@ class Reading:
 
     ``shared`` holds vectors across the readings of one backend: field descriptions and
     short texts. ``focus`` (the protocol's descriptions and cues) and ``budget`` bound the
-    sentences embedded for similarity in a long excerpt; budget 0 embeds them all.
+    sentences embedded for similarity in a long excerpt; budget 0 embeds them all. ``parts``
+    weighs sentences by the part of the work they stand in.
     """
 
     def __init__(
@@ -43,8 +48,10 @@ class Reading:
         focus: Sequence[str] = (),
         budget: int = 0,
         shortlist: int = 0,
+        parts: bool = True,
     ) -> None:
         self.text = text
+        self.parts = parts
         self.focus = focus
         self.budget = budget
         self.shortlist = shortlist
@@ -94,8 +101,9 @@ class Reading:
         return self.embed(self.sentences if chosen is None else [self.sentences[i] for i in chosen]), chosen
 
     def sentence_similarity(self, targets: np.ndarray, about: Sequence[str] = ()) -> np.ndarray:
-        """Cosine of every sentence to ``targets`` (one unit vector, or one per row): sentences, or sentences x
-        targets. A sentence the budget left out scores -inf, so similarity alone never picks it.
+        """Cosine of every sentence to ``targets`` (one unit vector, or one per row), times the sentence's
+        :attr:`weights`: sentences, or sentences x targets. A sentence the budget left out scores -inf, so
+        similarity alone never picks it.
 
         With ``about`` (the texts the targets embed) and a ``shortlist``, only the first sentence and the
         ``shortlist`` sentences that share most words with ``about`` (BM25) are embedded, the others scoring
@@ -107,11 +115,26 @@ class Reading:
         else:
             vectors, chosen = self._sentence_vectors
         scores = vectors @ targets.T
-        if chosen is None:
-            return scores
-        every = np.full((len(self.sentences), *scores.shape[1:]), -np.inf, dtype=scores.dtype)
-        every[chosen] = scores
-        return every
+        if chosen is not None:
+            every = np.full((len(self.sentences), *scores.shape[1:]), -np.inf, dtype=scores.dtype)
+            every[chosen] = scores
+            scores = every
+        weights = np.asarray(self.weights, dtype=scores.dtype).reshape(-1, *([1] * (scores.ndim - 1)))
+        return np.where(weights > 0, scores * weights, -np.inf)
+
+    @cached_property
+    def weights(self) -> list[float]:
+        """Each sentence's weight by the part it stands in: similarity is scaled by it, cues count by it
+        (all 1 without ``parts``)."""
+        return sentence_weights(self.text, self.spans) if self.parts else [1.0] * len(self.spans)
+
+    def ranked_terms(self, matcher: TermMatcher) -> list[str]:
+        """The canonical terms ``matcher`` finds, those of the best-weighted sentences first, then by first mention."""
+        best: dict[str, float] = {}
+        for sentence, weight in zip(self.sentences, self.weights, strict=True):
+            for term in matcher.find(sentence):
+                best[term] = max(best.get(term, 0.0), weight)
+        return sorted(best, key=lambda term: -best[term])
 
     @cached_property
     def phrases(self) -> list[list[Phrase]]:

@@ -21,7 +21,7 @@ from hysem_assets.settings.profile import ExtractionSettings
 from hysem_assets.stores.work_cache import CachedRun, Row, WorkCache, content_key
 
 #: Change when hysem's extraction code (prompts, merging, evidence) changes what it writes.
-EXTRACT_CODE = "extract-2"
+EXTRACT_CODE = "extract-3"
 #: What a row says this run spent on the work.
 ACCOUNTING = ("prompt_tokens", "completion_tokens", "cache_hits")
 

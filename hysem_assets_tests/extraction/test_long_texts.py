@@ -113,7 +113,9 @@ def test_a_full_text_gives_the_same_fields_with_and_without_the_budget() -> None
 
 
 def test_a_field_answered_by_similarity_alone_is_found_far_past_the_opening() -> None:
-    protocol = load_protocol("pollution-cardio-ml")  # its study_type is text without cues: the most similar sentences
+    sample = load_protocol("pollution-cardio-ml")  # its study_type without its dictionary: text without cues,
+    fields = [spec.model_copy(update={"dictionary": None}) for spec in sample.fields]  # the most similar sentences
+    protocol = sample.model_copy(update={"fields": fields})
     sentences = filler(300, seed=2)
     sentences[250] = "This was a case-crossover study of daily hospital admissions."
     text = " ".join(sentences)

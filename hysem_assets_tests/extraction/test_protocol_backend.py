@@ -47,7 +47,8 @@ def test_each_field_type_gets_its_method() -> None:
         "outcomes": "phrases",
     }
     assert rule_for(generic.field("comparator")) == "phrases"
-    assert method_for(sample.field("study_type")) == "sentences"  # text without cues: as before
+    assert method_for(sample.field("study_type")) == "category"  # text with a dictionary: a design column
+    assert method_for(sample.field("study_type"), designs=False) == "sentences"  # as before design columns
     assert method_for(sample.field("ml_methods_used")) == "dictionary"
     assert method_for(sample.field("metrics")) == "metric_values"
 
