@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from hysem_assets.screening.decisions import Decision
+from hysem_assets.screening.decisions import DEFAULT_REVIEWER, TITLE_ABSTRACT, Decision
 from hysem_assets.screening.session import Screening, query_criteria
 
 
@@ -48,7 +48,7 @@ def main() -> None:
         log = [Decision("c1", "included"), *(Decision(f"c{k}", "excluded", "other") for k in range(2, 501))]
         started = time.perf_counter()
         standing = screening.standing(log, 0.95)
-        screening.next_records(standing)
+        screening.next_for(standing, DEFAULT_REVIEWER, TITLE_ABSTRACT)
         decision = time.perf_counter() - started
         rows.append([f"{size:,}", round(opened, 1), round(decision, 2), round(opened / decision, 1)])
     print(tabulate(rows, headers=["records", "open (s)", "per decision (s)", "open / per decision"], tablefmt="github"))

@@ -4,9 +4,15 @@ Two formats, as ASReview writes them:
 
 - CSV (``.csv``, ``.tsv``): one row per record with ``record_id``, the bibliographic columns and
   a label column (``included``, ``label_included``, ``asreview_label`` or the other names ASReview
-  accepts): 1 included, 0 excluded, empty undecided. hysem adds ``exclusion_reason``.
+  accepts): 1 goes on (included, or "maybe"), 0 excluded, empty undecided. hysem adds
+  ``exclusion_reason``, ``decision`` (included, maybe, excluded), ``note``, ``reviewer``,
+  ``stage`` and ``resolution`` (1 for a decision that resolved a conflict).
 - RIS (``.ris``, ``.txt``): the label is a note (``N1``) reading ``ASReview_relevant``,
-  ``ASReview_irrelevant`` or ``ASReview_not_seen``; hysem adds a note ``exclusion_reason: …``.
+  ``ASReview_irrelevant`` or ``ASReview_not_seen``; hysem adds the same as notes
+  ``exclusion_reason: …``, ``decision: …``, ``note: …``, ``reviewer: …``, ``stage: …``,
+  ``resolution: 1``.
+
+A row that names no reviewer or stage is the importing reviewer's, at the stage imported.
 
 An imported row is matched to a work by its id (``record_id``, RIS ``ID``), else its DOI, else
 its title (case and punctuation aside) when no other work has it; an import is taken whole
@@ -28,7 +34,13 @@ from hysem_assets.core.identifiers import normalize_doi
 from hysem_assets.core.spreadsheets import restored, separator, write_csv
 from hysem_assets.library.exports import ris
 from hysem_assets.library.work import strings
-from hysem_assets.screening.decisions import Decision, DecisionsError
+from hysem_assets.screening.decisions import (
+    DEFAULT_REVIEWER,
+    TITLE_ABSTRACT,
+    Decision,
+    DecisionsError,
+    goes_on,
+)
 
 #: Label columns ASReview reads, in its order of preference.
 LABEL_COLUMNS = (
@@ -40,6 +52,8 @@ RIS_LABELS = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_se
 _LABEL_OF = {note.lower(): label for note, label in RIS_LABELS.items()}
 LABEL_PREFIX = "asreview_"  # a note starting so is meant as a label
 REASON_NOTE = "exclusion_reason: "
+#: The columns hysem adds beside the label, each also a RIS note ``<column>: <value>``.
+DECISION_COLUMNS = ("decision", "note", "reviewer", "stage", "resolution")
 FORMATS = {".csv": "csv", ".tsv": "csv", ".ris": "ris", ".txt": "ris"}
 
 
@@ -55,14 +69,16 @@ def file_format(path: Path) -> str:
 
 def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path: Path) -> int:
     """Write every work of ``corpus`` with its decision (undecided ones unlabelled); returns the rows."""
-    label = {record: int(d.action == "included") for record, d in decisions.items()}
+    label = {record: int(goes_on(d)) for record, d in decisions.items()}
     reason = {record: d.reason for record, d in decisions.items() if d.action == "excluded"}
+    added = {record: _added(d) for record, d in decisions.items()}
     ids = corpus["cluster_id"].astype(str)
     path.parent.mkdir(parents=True, exist_ok=True)
     if file_format(path) == "ris":
         notes = {
             record: [next(k for k, v in RIS_LABELS.items() if v == label.get(record))]
             + ([REASON_NOTE + reason[record]] if record in reason else [])
+            + [f"{column}: {' '.join(value.split())}" for column, value in added.get(record, {}).items() if value]
             for record in ids
         }
         path.write_text(ris(corpus, notes), encoding="utf-8")
@@ -77,14 +93,28 @@ def export_decisions(corpus: pd.DataFrame, decisions: dict[str, Decision], path:
             "doi": corpus["doi"],
             "included": pd.array([label.get(record) for record in ids], dtype="Int64"),
             "exclusion_reason": [reason.get(record) for record in ids],
+            **{column: [added.get(record, {}).get(column) for record in ids] for column in DECISION_COLUMNS},
         }
     )
     write_csv(table, path, sep=separator(path))
     return len(table)
 
 
-def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
-    """The decisions of an exported file, matched to ``corpus``'s works; unlabelled rows are skipped.
+def _added(decision: Decision) -> dict[str, str | None]:
+    return {
+        "decision": decision.action,
+        "note": decision.note,
+        "reviewer": decision.reviewer,
+        "stage": decision.stage,
+        "resolution": "1" if decision.resolution else None,
+    }
+
+
+def read_decisions_file(
+    path: Path, corpus: pd.DataFrame, *, reviewer: str = DEFAULT_REVIEWER, stage: str = TITLE_ABSTRACT
+) -> list[Decision]:
+    """The decisions of an exported file, matched to ``corpus``'s works; unlabelled rows are skipped, and
+    rows naming no reviewer or stage are ``reviewer``'s at ``stage``.
 
     They come in an order shuffled by the file's content: a file's rows (often sorted by label)
     do not say in which order they were decided, and the stopping rule reads the log's order as
@@ -97,24 +127,37 @@ def read_decisions_file(path: Path, corpus: pd.DataFrame) -> list[Decision]:
     rows = _read_ris(path) if file_format(path) == "ris" else _read_csv(path)
     match = _Matcher(corpus)
     source = f"import:{path.name}"
-    decided: dict[str, tuple[str, Decision]] = {}
+    decided: dict[tuple, tuple[str, Decision]] = {}
     unknown = []
     for where, row in rows:
-        if row["label"] is None:
+        action = _action(row, where, path)
+        if action is None:
             continue
         record = match(row)
         if record is None:
             unknown.append(where)
             continue
-        action = "included" if row["label"] == 1 else "excluded"
         reason = (row.get("reason") or f"excluded in {path.name}") if action == "excluded" else None
-        decision = Decision(record, action, reason, source=source)
-        if record in decided and decided[record][1].action != action:
-            raise DecisionsError(
-                f"{path}: {decided[record][0]} and {where} decide work {record!r} differently "
-                f"({decided[record][1].action} and {action}); keep one of them and import again"
+        try:
+            decision = Decision(
+                record,
+                action,
+                reason,
+                source=source,
+                reviewer=row.get("reviewer") or reviewer,
+                stage=row.get("stage") or stage,
+                note=row.get("note"),
+                resolution=_label(row.get("resolution"), where, path) == 1,
             )
-        decided.setdefault(record, (where, decision))
+        except DecisionsError as exc:
+            raise DecisionsError(f"{path}: {where}: {exc}; nothing was imported") from None
+        key = (record, decision.reviewer, decision.stage, decision.resolution)
+        if key in decided and decided[key][1].action != action:
+            raise DecisionsError(
+                f"{path}: {decided[key][0]} and {where} decide work {record!r} differently "
+                f"({decided[key][1].action} and {action}); keep one of them and import again"
+            )
+        decided.setdefault(key, (where, decision))
     if unknown:
         raise DecisionsError(
             f"{path}: {len(unknown)} labelled row(s) match no work of this query by id, DOI or title, or a title "
@@ -143,6 +186,18 @@ class _Matcher:
         if doi and doi in self.dois:
             return self.dois[doi]
         return self.titles.get(_title_key(row.get("title")))
+
+
+def _action(row: dict, where: str, path: Path) -> str | None:
+    """The row's decision: its label, told apart as included or "maybe" by the ``decision`` hysem wrote
+    (a label edited since wins over it); the ``decision`` alone where the label is empty."""
+    named = (row.get("decision") or "").strip().lower()
+    if named and named not in ("included", "maybe", "excluded"):
+        raise DecisionsError(f"{path}: {where} has decision {named!r}; decisions are included, maybe or excluded")
+    label = row["label"]
+    if named and (label is None or label == int(named != "excluded")):
+        return named
+    return None if label is None else ("included" if label == 1 else "excluded")
 
 
 def _title_key(title: object) -> str:
@@ -182,6 +237,7 @@ def _read_csv(path: Path) -> list[tuple[str, dict]]:
                     "title": values.get("title") or values.get("primary_title"),
                     "label": _label(row[label_column], where, path),
                     "reason": values.get("exclusion_reason"),
+                    **{column: values.get(column) for column in DECISION_COLUMNS},
                 },
             )
         )
@@ -216,7 +272,7 @@ def _read_ris(path: Path) -> list[tuple[str, dict]]:
             )
         labels = [_LABEL_OF[note.lower()] for note in notes if note.lower() in _LABEL_OF]
         labelled = labelled or bool(labels)
-        reason = next((note[len(REASON_NOTE) :].strip() for note in notes if note.startswith(REASON_NOTE)), None)
+        reason = _noted(notes, REASON_NOTE)
         title = entry.get("title") or entry.get("primary_title")
         rows.append(
             (
@@ -227,6 +283,7 @@ def _read_ris(path: Path) -> list[tuple[str, dict]]:
                     "title": title,
                     "label": labels[0] if labels else None,
                     "reason": reason,
+                    **{column: _noted(notes, f"{column}: ") for column in DECISION_COLUMNS},
                 },
             )
         )
@@ -236,6 +293,10 @@ def _read_ris(path: Path) -> list[tuple[str, dict]]:
             "export the file with its labels"
         )
     return rows
+
+
+def _noted(notes: list[str], prefix: str) -> str | None:
+    return next((note[len(prefix) :].strip() for note in notes if note.startswith(prefix)), None)
 
 
 def _unended_record(text: str) -> int | None:

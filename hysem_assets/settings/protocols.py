@@ -229,11 +229,20 @@ class Eligibility(BaseModel):
     exclusion: list[str] = Field(default_factory=list)
     #: The reasons offered on the screening page; none given: the exclusion criteria, then "other".
     reasons: list[str] = Field(default_factory=list)
+    #: The reasons offered at full-text screening; none given: those of title and abstract screening.
+    fulltext_reasons: list[str] = Field(default_factory=list)
 
     @property
     def exclusion_reasons(self) -> list[str]:
-        reasons = self.reasons or [*self.exclusion, "other"]
-        return list(dict.fromkeys(reason.strip() for reason in reasons if reason.strip()))
+        return _distinct_reasons(self.reasons or [*self.exclusion, "other"])
+
+    @property
+    def fulltext_exclusion_reasons(self) -> list[str]:
+        return _distinct_reasons(self.fulltext_reasons) or self.exclusion_reasons
+
+
+def _distinct_reasons(reasons: list[str]) -> list[str]:
+    return list(dict.fromkeys(reason.strip() for reason in reasons if reason.strip()))
 
 
 class Protocol(BaseModel):

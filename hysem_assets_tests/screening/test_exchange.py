@@ -73,8 +73,14 @@ def test_the_ris_notes_carry_asreview_labels(tmp_path: Path):
     path = tmp_path / "decisions.ris"
     export_decisions(corpus(), DECISIONS, path)
     entries = {entry["id"]: entry for entry in rispy.loads(path.read_text(encoding="utf-8"))}
-    assert entries["c-1"]["notes"] == ["ASReview_relevant"]
-    assert entries["c-2"]["notes"] == ["ASReview_irrelevant", "exclusion_reason: wrong topic, not water"]
+    hysem_notes = ["reviewer: reviewer", "stage: title_abstract"]
+    assert entries["c-1"]["notes"] == ["ASReview_relevant", "decision: included", *hysem_notes]
+    assert entries["c-2"]["notes"] == [
+        "ASReview_irrelevant",
+        "exclusion_reason: wrong topic, not water",
+        "decision: excluded",
+        *hysem_notes,
+    ]
     assert entries["c-3"]["notes"] == ["ASReview_not_seen"]
     assert entries["c-1"]["doi"] == "10.1000/abc" and entries["c-1"]["authors"] == ["Smith, Jane", "Doe, Alex"]
 

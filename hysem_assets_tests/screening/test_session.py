@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from hysem_assets.screening.criteria import criteria_relevance, key_terms
-from hysem_assets.screening.decisions import Decision, DecisionsError
+from hysem_assets.screening.decisions import DEFAULT_REVIEWER, FULLTEXT, TITLE_ABSTRACT, Decision, DecisionsError
+from hysem_assets.screening.outcome import FULLTEXT_DECISION, FULLTEXT_REASON
 from hysem_assets.screening.ranker import featurize
 from hysem_assets.screening.session import (
     RANKED_BY_CRITERIA,
@@ -18,6 +19,7 @@ from hysem_assets.screening.session import (
     SCREENING_COLUMNS,
     Criteria,
     Screening,
+    Standing,
     query_criteria,
 )
 from hysem_assets.settings.protocols import Eligibility
@@ -104,7 +106,7 @@ def test_one_included_and_one_excluded_switch_to_active_learning():
     standing = screen.standing(log, 0.95)
     assert standing.ranking.ranked_by == RANKED_BY_LEARNING
     assert (standing.included, standing.excluded) == (1, 1)
-    assert screen.ids[screen.next_record(standing)] in water(screen) - {"c-0"}
+    assert screen.ids[first_undecided(screen, standing)] in water(screen) - {"c-0"}
     undone = screen.standing([*log, Decision("c-1", "undo")], 0.95)
     assert undone.ranking.ranked_by == RANKED_BY_CRITERIA and "c-1" not in undone.decisions
 
@@ -114,9 +116,9 @@ def test_the_next_record_is_the_highest_ranked_undecided_one():
     log = [Decision("c-0", "included"), Decision("c-1", "excluded", "other"), Decision("c-2", "included")]
     standing = screen.standing(log, 0.95)
     in_rank_order = [position for position in standing.ranking.order if screen.ids[position] not in standing.decisions]
-    assert screen.next_record(standing) == in_rank_order[0]
+    assert first_undecided(screen, standing) == in_rank_order[0]
     decide_all = [Decision(record, "excluded", "other") for record in screen.ids]
-    assert screen.next_record(screen.standing(decide_all, 0.95)) is None
+    assert first_undecided(screen, screen.standing(decide_all, 0.95)) is None
 
 
 def test_decisions_for_records_not_in_the_corpus_are_kept_aside():
@@ -188,7 +190,7 @@ def test_an_empty_corpus_gives_an_empty_table_typed_like_a_filled_one():
     empty = Screening(works([]), CRITERIA)
     standing = empty.standing([Decision("gone", "included")], 0.95)
     assert len(empty) == 0 and standing.unknown == ["gone"] and standing.estimate.stop
-    assert empty.next_record(standing) is None
+    assert first_undecided(empty, standing) is None
     table = empty.table(standing, 0.2)
     assert len(table) == 0 and table.dtypes.to_dict() == filled_table.dtypes.to_dict()
     assert tuple(table.columns) == SCREENING_COLUMNS
@@ -226,6 +228,48 @@ def test_a_protocols_eligibility_gives_its_criteria_and_reasons():
     criteria = query_criteria(eligibility, "generic", ["ignored"])
     assert (criteria.inclusion, criteria.exclusion) == (["Field studies of nitrate"], ["Laboratory studies", " "])
     assert criteria.reasons == ["Laboratory studies", "other"] and criteria.note == ""
+    assert criteria.stage_reasons(FULLTEXT) == criteria.reasons  # none named: the title and abstract ones stand in
+    at_full_text = eligibility.model_copy(update={"fulltext_reasons": ["no estimate", " ", "no estimate"]})
+    criteria = query_criteria(at_full_text, "generic", [])
+    assert criteria.stage_reasons(FULLTEXT) == ["no estimate"] and criteria.stage_reasons(TITLE_ABSTRACT) == [
+        "Laboratory studies",
+        "other",
+    ]
+
+
+def test_the_table_holds_each_stages_resolved_decision_and_a_conflict_is_undecided():
+    screen = screening()
+    log = [
+        Decision("c-0", "included", reviewer="Ann"),
+        Decision("c-0", "maybe", reviewer="Bo"),
+        Decision("c-1", "maybe", reviewer="Ann"),
+        Decision("c-2", "included", reviewer="Ann"),
+        Decision("c-2", "excluded", "other", reviewer="Bo"),
+        Decision("c-4", "excluded", "other", reviewer="Ann"),
+        Decision("c-0", "excluded", "no estimate", reviewer="Ann", stage=FULLTEXT),
+        Decision("c-0", "excluded", "no estimate", reviewer="Bo", stage=FULLTEXT),
+        Decision("c-3", "included", stage=FULLTEXT),  # undecided at title and abstract, decided at full text
+        Decision("gone", "included", stage=FULLTEXT),  # a work the corpus no longer holds
+    ]
+    standing = screen.standing(log, 0.95)
+    table = screen.table(standing, 0).set_index("cluster_id")
+    assert table.loc[["c-0", "c-1", "c-2", "c-4"], "decision"].tolist() == [
+        "included",
+        "maybe",
+        "undecided",
+        "excluded",
+    ]
+    assert table.loc[["c-0", "c-1", "c-2", "c-4"], "proceeds"].tolist() == [True, True, False, False]
+    assert table.loc["c-0", [FULLTEXT_DECISION, FULLTEXT_REASON]].tolist() == ["excluded", "no estimate"]
+    assert table.loc["c-1", FULLTEXT_DECISION] == "undecided" and table.loc["c-1", FULLTEXT_REASON] is None
+    assert table.loc["c-3", FULLTEXT_DECISION] == "included" and set(standing.fulltext) == {"c-0", "c-3"}
+    assert standing.ranking.ranked_by == RANKED_BY_LEARNING  # "maybe" teaches the ranker as included does
+    # each reviewer is shown the best-ranked record they have not voted on
+    rank = {screen.ids[position]: k for k, position in enumerate(standing.ranking.order)}
+    for who, voted in (("Ann", {"c-0", "c-1", "c-2", "c-4"}), ("Bo", {"c-0", "c-2"})):
+        shown = screen.ids[screen.next_for(standing, who, TITLE_ABSTRACT)]
+        assert shown not in voted and rank[shown] == min(rank[r] for r in screen.ids if r not in voted)
+    assert screen.next_for(standing, "Ann", FULLTEXT, ["c-0", "c-1"]) == screen.position["c-1"]
 
 
 def test_exclusions_worded_as_negations_do_not_count_the_inclusion_topic_against_a_record():
@@ -256,3 +300,8 @@ def test_the_sample_protocols_criteria_rank_records_meeting_them_first():
     ]
     scores = criteria_relevance(featurize(texts), eligibility.inclusion, eligibility.exclusion)
     assert int(np.argmax(scores)) == 0 and scores[3] == min(scores)
+
+
+def first_undecided(screen: Screening, standing: Standing) -> int | None:
+    """The record one reviewer is shown next at title and abstract."""
+    return screen.next_for(standing, DEFAULT_REVIEWER, TITLE_ABSTRACT)
