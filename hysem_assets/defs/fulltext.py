@@ -1,4 +1,4 @@
-"""Full-text stage assets: ``pdfs`` (open-access downloads) and ``library`` (citations, Zotero)."""
+"""Full-text stage assets: ``pdfs`` (attached PDFs, open-access downloads) and ``library`` (citations, Zotero)."""
 
 import os
 import time
@@ -25,6 +25,7 @@ from hysem_assets.dedup.notices import corrections
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import PdfFetcher, ReviewConfig, ScholarlyApis
+from hysem_assets.fulltext.attach import ATTACHED, attachments, usable_attachments
 from hysem_assets.fulltext.outcome import STATUSES
 from hysem_assets.fulltext.pdfs import download_pdfs
 from hysem_assets.fulltext.store import REUSED
@@ -69,9 +70,11 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
         )
     ],
     description=(
-        "One row per work that screening lets through (see `screening`'s `proceeds`): its open-access PDF from Unpaywall's locations (best first), streamed with a size "
-        "cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the status "
-        "and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf). "
+        "One row per work that screening lets through (see `screening`'s `proceeds`): the PDF the reviewer "
+        "attached (`hysem pdf attach`), else its open-access PDF from Unpaywall's locations (best first), streamed "
+        "with a size cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the "
+        "status and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf). "
+        "`source` says where a saved file came from: attached, or the host it was downloaded from. "
         "A PDF saved by an earlier run is reused while its file is unchanged."
     ),
     kinds={"python", "parquet", "pdf"},
@@ -85,8 +88,14 @@ def pdfs(
     screening: pd.DataFrame,
 ):
     spec = review_config.query(context.partition_key)
-    records = screened_in(deduped_corpus, screening)[["cluster_id", "doi"]]
+    records = screened_in(deduped_corpus, screening)[["cluster_id", "doi", "pmid"]]
     context.log.info(f"{len(records):,} of {len(deduped_corpus):,} works go on from screening")
+    attached, broken = usable_attachments(attachments(context.partition_key))
+    for attachment in broken:
+        context.log.warning(
+            f"The PDF attached to {attachment.work} ({attachment.path}) is missing or changed; attach it again "
+            f"(`hysem pdf attach --query {context.partition_key} {attachment.cluster_id} FILE`). Downloading instead."
+        )
     endpoint = scholarly_apis.endpoint("unpaywall", spec)
     if not endpoint.mailto and records["doi"].notna().any():  # without DOIs nothing is asked of Unpaywall
         raise Failure(description=MISSING_CONTACT)
@@ -100,15 +109,22 @@ def pdfs(
             scholarly_apis.http,
             limits=pdf_fetcher.limits(),
             progress=progress,
+            attached=attached,
         )
     finally:
         progress.close()
     counts = table["status"].value_counts()
+    taken = int((table["source"] == ATTACHED).sum())
+    if (waiting := len(attached) - taken) > 0:
+        context.log.info(
+            f"{waiting} attached PDF(s) belong to works screening does not let through; kept for when it does"
+        )
     problems = table[~table["status"].isin(["saved", "no_oa_location"])]
     metadata = {
         "dagster/row_count": len(table),
         **empty_note(len(table), NO_RECORDS if deduped_corpus.empty else "screening lets no work through"),
         "saved": int(counts.get("saved", 0)),
+        "attached": taken,
         "saved_megabytes": round(float(table["bytes"].fillna(0).sum()) / 2**20, 2),
         "seconds": round(time.monotonic() - started, 2),
         "statuses": MetadataValue.md(

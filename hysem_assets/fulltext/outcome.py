@@ -4,14 +4,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal, get_args
+from urllib.parse import urlsplit
 
 PdfStatus = Literal["saved", "no_oa_location", "not_pdf", "too_large", "http_error", "timeout", "invalid_pdf"]
 
 #: Every status a record can end with; the asset's table and checks rely on exactly these.
 STATUSES: tuple[PdfStatus, ...] = get_args(PdfStatus)
 
-#: Columns of the ``pdfs`` table, in order.
-COLUMNS = ("cluster_id", "doi", "status", "reason", "path", "sha256", "bytes", "url", "host_type", "version", "license")
+#: Columns of the ``pdfs`` table, in order. ``source`` (where a saved file came from) is newer than the rest:
+#: tables written before it lack it, and no reader of the table needs it.
+COLUMNS = (
+    "cluster_id",
+    "doi",
+    "status",
+    "reason",
+    "path",
+    "sha256",
+    "bytes",
+    "source",
+    "url",
+    "host_type",
+    "version",
+    "license",
+)
 
 
 @dataclass(frozen=True)
@@ -26,7 +41,10 @@ class Location:
 
 @dataclass(frozen=True)
 class PdfOutcome:
-    """How one DOI ended: a saved file, or why there is none (``reason`` is meant for people)."""
+    """How one DOI ended: a saved file, or why there is none (``reason`` is meant for people).
+
+    ``source`` says where a saved file came from when no link did (``attached``: the reviewer's own copy);
+    a downloaded file's source is the host of its link."""
 
     status: PdfStatus
     reason: str
@@ -34,6 +52,7 @@ class PdfOutcome:
     path: str | None = None
     sha256: str | None = None
     bytes: int | None = None
+    source: str | None = None
 
     def row(self) -> dict[str, object]:
         """The outcome's columns of the ``pdfs`` table (all but cluster_id and doi)."""
@@ -44,6 +63,7 @@ class PdfOutcome:
             "path": self.path,
             "sha256": self.sha256,
             "bytes": self.bytes,
+            "source": self.source or (urlsplit(location.url).hostname if self.status == "saved" else None),
             "url": location.url or None,
             "host_type": location.host_type,
             "version": location.version,

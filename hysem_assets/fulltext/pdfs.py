@@ -1,6 +1,7 @@
-"""The ``pdfs`` stage: for every record, its open-access PDF on disk or the reason there is none.
+"""The ``pdfs`` stage: for every record, its PDF on disk or the reason there is none.
 
-Each distinct DOI is handled once, however many records share it: reuse the copy saved
+A PDF the reviewer attached (:mod:`~hysem_assets.fulltext.attach`) comes first: its record
+asks nobody. For the others, each distinct DOI is handled once, however many records share it: reuse the copy saved
 by an earlier run when its file is unchanged (no request at all), else ask Unpaywall for
 its open-access links and try them best first until one yields a valid PDF. Unpaywall is
 asked through the source's rate-limited client; PDF links go through
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from hysem_assets.core.identifiers import normalize_doi
+from hysem_assets.fulltext.attach import Attachment, attached_outcomes
 from hysem_assets.fulltext.download import PdfDownloader, PdfLimits
 from hysem_assets.fulltext.outcome import COLUMNS, DownloadFailed, Location, PdfOutcome
 from hysem_assets.fulltext.store import pdf_path, remember, reuse
@@ -38,9 +41,12 @@ def download_pdfs(
     *,
     limits: PdfLimits = PdfLimits(),
     progress: ProgressCallback = no_progress,
+    attached: Sequence[Attachment] = (),
 ) -> pd.DataFrame:
     """One row per record (columns :data:`~hysem_assets.fulltext.outcome.COLUMNS`); synchronous."""
-    return asyncio.run(fetch_pdfs(records, unpaywall, downloads_dir, http, limits=limits, progress=progress))
+    return asyncio.run(
+        fetch_pdfs(records, unpaywall, downloads_dir, http, limits=limits, progress=progress, attached=attached)
+    )
 
 
 async def fetch_pdfs(
@@ -51,18 +57,22 @@ async def fetch_pdfs(
     *,
     limits: PdfLimits = PdfLimits(),
     progress: ProgressCallback = no_progress,
+    attached: Sequence[Attachment] = (),
 ) -> pd.DataFrame:
     """:func:`download_pdfs` for callers already inside an event loop.
 
-    ``records`` needs ``cluster_id`` and ``doi`` columns; ``progress`` is called with
-    (records done, records in all) as DOIs finish.
+    ``records`` needs ``cluster_id`` and ``doi`` columns (``pmid`` too, to find attachments by it);
+    a record with one of the ``attached`` PDFs takes it, the others are downloaded; ``progress`` is
+    called with (records done, records in all) as DOIs finish.
     """
     missing = {"cluster_id", "doi"} - set(records.columns)
     if missing:
         raise ValueError(f"records lack the column(s) {sorted(missing)}; the pdfs stage needs cluster_id and doi")
     directory = downloads_dir.resolve()
+    found = attached_outcomes(records, attached)
     dois = [normalize_doi(value) if isinstance(value, str) else None for value in records["doi"]]
-    rows_per_doi = Counter(dois)
+    rows_per_doi = Counter(doi for doi, attachment in zip(dois, found) if attachment is None)
+    rows_per_doi[None] += len(dois) - rows_per_doi.total()  # records with an attachment ask nobody
     total = len(dois)
     done = rows_per_doi[None]
     if done < total and not unpaywall.mailto:  # no DOI (an empty corpus): no request, no contact needed
@@ -81,12 +91,16 @@ async def fetch_pdfs(
             progress(done, total)
             return doi, outcome
 
-        return dict(await asyncio.gather(*(one(doi) for doi in sorted(set(dois) - {None}))))
+        return dict(await asyncio.gather(*(one(doi) for doi in sorted(set(rows_per_doi) - {None}))))
 
     outcomes = await with_client(unpaywall, http, work) if done < total else {}
     rows = [
-        {"cluster_id": cluster_id, "doi": doi or _text(raw), **(outcomes[doi] if doi else _without_doi(raw)).row()}
-        for cluster_id, raw, doi in zip(records["cluster_id"], records["doi"], dois)
+        {
+            "cluster_id": cluster_id,
+            "doi": doi or _text(raw),
+            **(attachment or (outcomes[doi] if doi else _without_doi(raw))).row(),
+        }
+        for cluster_id, raw, doi, attachment in zip(records["cluster_id"], records["doi"], dois, found)
     ]
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table["bytes"] = table["bytes"].astype("Int64")

@@ -125,12 +125,15 @@ def test_one_row_per_record_with_the_documented_columns(first: Run) -> None:
         "path",
         "sha256",
         "bytes",
+        "source",
         "url",
         "host_type",
         "version",
         "license",
     ]
     assert first.table["cluster_id"].tolist() == records()["cluster_id"].tolist()
+    saved = first.table["status"] == "saved"
+    assert set(first.table.loc[saved, "source"]) == {"127.0.0.1"} and first.table.loc[~saved, "source"].isna().all()
     assert set(first.table["status"]) == set(STATUSES)
     assert first.table["reason"].map(bool).all()
 
