@@ -19,7 +19,8 @@ from hysem_assets.settings.queries import get_query
 def show(asset: str, slug: str, fmt: str, output: Path | None) -> None:
     """Export one materialized asset partition, e.g. ``hysem show raw_metadata/pubmed --query X``.
 
-    CSV cells that a spreadsheet would evaluate (``=``, ``+``, ``-``, ``@``) start with an apostrophe.
+    CSV cells that a spreadsheet would evaluate (``=``, ``+``, ``-``, ``@``) start with an apostrophe, and a
+    list is its items joined with "; ".
     """
     from hysem_assets.core.exports import frame_text
 

@@ -10,7 +10,8 @@ before such a value gets one more, so :func:`restored` gives back exactly what w
 and a file hysem exported reads back as the values it came from.
 
 Every CSV, TSV and XLSX file hysem writes goes through this module (a test holds the package
-to it), so no writer can leave a value live.
+to it), so no writer can leave a value live, nor write a list as a programming language's repr
+(list cells are their items joined with ``"; "``, see :mod:`hysem_assets.core.cells`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import pandas as pd
 from openpyxl import Workbook, load_workbook
 from openpyxl.styles import Alignment, Font
 from openpyxl.worksheet.worksheet import Worksheet
+
+from hysem_assets.core.cells import text_cells
 
 #: What a spreadsheet reads as the start of a formula, after any tabs, returns or spaces it drops.
 _FORMULA = re.compile(r"^[\t\r\n ]*[=+\-@]|^[\t\r]")
@@ -51,8 +54,9 @@ def restored(value: Any) -> Any:
 
 
 def inert_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` whose text cells are :func:`inert` (numeric columns untouched)."""
-    safe = frame.copy()
+    """A copy of ``frame`` whose list cells are text (:func:`~hysem_assets.core.cells.text_cells`) and whose
+    text cells are :func:`inert` (numeric columns untouched)."""
+    safe = text_cells(frame)
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]) and not pd.api.types.is_bool_dtype(safe[column]):
             safe[column] = safe[column].map(inert)
@@ -82,8 +86,9 @@ def write_xlsx(frame: pd.DataFrame, path: Path, sheet: str) -> None:
 
 def write_workbook(sheets: Mapping[str, pd.DataFrame], path: Path) -> None:
     """One sheet per frame, in order, each readable by a reviewer: bold frozen header, filters, widths fitted
-    to the content (at most ``_MAX_WIDTH``) and wrapped text; no cell is a formula."""
+    to the content (at most ``_MAX_WIDTH``) and wrapped text; lists as their items; no cell is a formula."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    sheets = {sheet: text_cells(frame) for sheet, frame in sheets.items()}
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         for sheet, frame in sheets.items():
             frame.to_excel(writer, sheet_name=sheet, index=False)

@@ -1,8 +1,11 @@
-"""Bibliography exports of the corpus: CSL-JSON, BibTeX and RIS.
+"""Bibliography exports of the corpus: CSL-JSON, BibTeX, RIS, and a table of works (CSV, XLSX).
 
 These are the offline form of the library (the default profile has no Zotero): files a
 reference manager or LaTeX can import. The BibTeX writer is self-contained so the output does
-not depend on which major version of bibtexparser happens to be installed.
+not depend on which major version of bibtexparser happens to be installed. Every export of a
+part of the corpus (``only``: the review's included studies) keeps the citation keys the whole
+corpus gives its works, so a key cited in a manuscript is the same in every export and in the
+``library`` table.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import re
 import string
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 import pandas as pd
 import rispy
 
+from hysem_assets.core.spreadsheets import write_csv, write_xlsx
 from hysem_assets.library.csl import to_csl_item
 from hysem_assets.library.work import Kind, Person, Work
 
@@ -111,8 +115,25 @@ _LATEX_ACCENTS = {
 }
 
 
+#: Columns of :func:`works_table`, in order.
+TABLE_COLUMNS = (
+    "cluster_id", "bibtex_key", "type", "authors", "title", "container", "year", "volume", "issue", "pages",
+    "doi", "pmid", "url", "language", "abstract",
+)  # fmt: skip
+#: What :func:`write_works` writes.
+EXPORT_FORMATS = ("bibtex", "ris", "csv", "xlsx")
+
+
 def _works(corpus: pd.DataFrame) -> list[Work]:
     return [Work.from_row(row) for row in corpus.to_dict("records")]
+
+
+def _chosen(all_works: list[Work], only: Collection[str] | None) -> list[Work]:
+    """The works whose cluster id is in ``only`` (all of them without it), in the corpus's order."""
+    if only is None:
+        return all_works
+    wanted = set(only)
+    return [work for work in all_works if work.id in wanted]
 
 
 def csl_json(corpus: pd.DataFrame) -> str:
@@ -131,23 +152,69 @@ def bibtex_keys(corpus: pd.DataFrame) -> dict[str, str]:
     return _unique_keys(_works(corpus))
 
 
-def bibtex(corpus: pd.DataFrame) -> str:
-    """The corpus as BibTeX: LaTeX-escaped values, accents as LaTeX commands, UTF-8 otherwise."""
+def bibtex(corpus: pd.DataFrame, only: Collection[str] | None = None) -> str:
+    """The corpus (or its works whose cluster id is in ``only``) as BibTeX: LaTeX-escaped values, accents as
+    LaTeX commands, UTF-8 otherwise."""
     all_works = _works(corpus)
     keys = _unique_keys(all_works)
-    return "\n".join(_bibtex_entry(work, keys[work.id]) for work in all_works)
+    return "\n".join(_bibtex_entry(work, keys[work.id]) for work in _chosen(all_works, only))
 
 
-def ris(corpus: pd.DataFrame, notes: Mapping[str, list[str]] | None = None) -> str:
-    """The corpus as RIS; every value sits on one line, as RIS readers require. ``notes``: cluster
-    id -> notes (``N1``) of its record, such as a screening decision."""
+def ris(corpus: pd.DataFrame, notes: Mapping[str, list[str]] | None = None, only: Collection[str] | None = None) -> str:
+    """The corpus (or its works whose cluster id is in ``only``) as RIS; every value sits on one line, as RIS
+    readers require. ``notes``: cluster id -> notes (``N1``) of its record, such as a screening decision."""
     records = []
-    for work in _works(corpus):
+    for work in _chosen(_works(corpus), only):
         record = _ris_record(work)
         if notes and notes.get(work.id):
             record["notes"] = [_one_line(note) for note in notes[work.id]]
         records.append(record)
     return rispy.dumps(records, implementation=_RisWriter)
+
+
+def works_table(corpus: pd.DataFrame, only: Collection[str] | None = None) -> pd.DataFrame:
+    """One row per work (those whose cluster id is in ``only``, without it all) with the fields the BibTeX and
+    RIS exports carry, read the same way; ``authors`` is a list of "Family, Given" names."""
+    all_works = _works(corpus)
+    keys = _unique_keys(all_works)
+    rows = [
+        {
+            "cluster_id": work.id,
+            "bibtex_key": keys[work.id],
+            "type": work.kind,
+            "authors": [person.inverted() for person in work.authors],
+            "title": work.title,
+            "container": work.container,
+            "year": work.year,
+            "volume": work.volume,
+            "issue": work.issue,
+            "pages": work.pages,
+            "doi": work.doi,
+            "pmid": work.pmid,
+            "url": work.url,
+            "language": work.language,
+            "abstract": work.abstract,
+        }
+        for work in _chosen(all_works, only)
+    ]
+    return pd.DataFrame(rows, columns=list(TABLE_COLUMNS)).astype({"year": "Int64"})
+
+
+def write_works(corpus: pd.DataFrame, fmt: str, path: Path, only: Collection[str] | None = None) -> int:
+    """Write the corpus (or its works whose cluster id is in ``only``) to ``path`` in one of
+    :data:`EXPORT_FORMATS`: a bibliography (BibTeX, RIS) or a table of works (CSV, XLSX: lists as their
+    items, no cell a formula); returns how many works it wrote."""
+    if fmt == "bibtex":
+        path.write_text(bibtex(corpus, only), encoding="utf-8")
+    elif fmt == "ris":
+        path.write_text(ris(corpus, only=only), encoding="utf-8")
+    elif fmt == "csv":
+        write_csv(works_table(corpus, only), path)
+    elif fmt == "xlsx":
+        write_xlsx(works_table(corpus, only), path, "Works")
+    else:
+        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    return len(corpus) if only is None else int(corpus["cluster_id"].astype(str).isin(set(only)).sum())
 
 
 def write_exports(corpus: pd.DataFrame, directory: Path, stem: str) -> dict[str, Path]:

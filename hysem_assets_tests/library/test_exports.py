@@ -1,14 +1,27 @@
-"""CSL-JSON, BibTeX and RIS exports of the corpus."""
+"""CSL-JSON, BibTeX and RIS exports of the corpus, and its table of works (CSV, XLSX)."""
 
 from __future__ import annotations
 
 import json
 
+import bibtexparser
 import pandas as pd
+import pytest
 import rispy
+from openpyxl import load_workbook
 
 from hysem_assets.library.csl import to_csl_item
-from hysem_assets.library.exports import bibtex, bibtex_keys, csl_json, latex, ris, write_exports
+from hysem_assets.library.exports import (
+    TABLE_COLUMNS,
+    bibtex,
+    bibtex_keys,
+    csl_json,
+    latex,
+    ris,
+    works_table,
+    write_exports,
+    write_works,
+)
 from hysem_assets_tests.library.corpus import sample_corpus
 
 ROMANO = """@article{romano2025multi,
@@ -133,3 +146,65 @@ def test_write_exports_writes_the_three_formats(tmp_path):
     assert paths["bibtex"].read_text(encoding="utf-8") == bibtex(corpus)
     assert paths["ris"].read_text(encoding="utf-8") == ris(corpus)
     assert paths["csl-json"].read_text(encoding="utf-8") == csl_json(corpus)
+
+
+def colliding_corpus() -> pd.DataFrame:
+    """The sample corpus and three works whose keys collide with its first one."""
+    corpus = sample_corpus()
+    twins = corpus.iloc[[0, 0, 0]].copy()
+    twins["cluster_id"] = ["c-3", "c-1", "c-2"]
+    twins.loc[:, "title"] = ["The multi study", "A multi study", "Multi"]
+    return pd.concat([corpus, twins], ignore_index=True)
+
+
+def test_a_part_of_the_corpus_keeps_the_keys_the_whole_corpus_gives():
+    corpus = colliding_corpus()
+    keys = bibtex_keys(corpus)
+    only = ["c-2", "c-7c88eabe28d0"]
+    entries = bibtexparser.loads(bibtex(corpus, only)).entries
+    assert sorted(entry["ID"] for entry in entries) == sorted(keys[cluster] for cluster in only)
+    assert keys["c-2"] != bibtex_keys(corpus[corpus["cluster_id"] == "c-2"])["c-2"]  # alone it needs no letter
+    assert [record["id"] for record in rispy.loads(ris(corpus, only=only))] == ["c-7c88eabe28d0", "c-2"]
+    assert works_table(corpus, only).set_index("cluster_id")["bibtex_key"].to_dict() == {c: keys[c] for c in only}
+    assert bibtex(corpus, []) == "" and ris(corpus, only=[]) == "" and works_table(corpus, []).empty
+
+
+def test_the_table_of_works_reads_each_work_as_the_bibliographies_do():
+    corpus = sample_corpus()
+    table = works_table(corpus)
+    assert list(table.columns) == list(TABLE_COLUMNS) and list(table["cluster_id"]) == list(corpus["cluster_id"])
+    records = {record["id"]: record for record in rispy.loads(ris(corpus))}
+    for row in table.itertuples():
+        record = records[row.cluster_id]
+        assert list(row.authors) == record["authors"] and row.title == record["title"]
+        assert (row.doi or None) == record.get("doi") and str(row.year) == record["year"]
+    assert table["bibtex_key"].tolist() == [bibtex_keys(corpus)[c] for c in corpus["cluster_id"]]
+
+
+@pytest.mark.parametrize("fmt", ["bibtex", "ris", "csv", "xlsx"])
+def test_write_works_writes_the_chosen_works_with_authors_as_a_list(tmp_path, fmt):
+    corpus = sample_corpus()
+    only = list(corpus["cluster_id"].iloc[[4, 0]])
+    path = tmp_path / f"works.{fmt}"
+    assert write_works(corpus, fmt, path, only) == 2
+    table = works_table(corpus, only)
+    names = ["; ".join(authors) for authors in table["authors"]]
+    if fmt == "bibtex":
+        keys = [entry["ID"] for entry in bibtexparser.loads(path.read_text(encoding="utf-8")).entries]
+        assert sorted(keys) == sorted(table["bibtex_key"])
+    elif fmt == "ris":
+        records = rispy.loads(path.read_text(encoding="utf-8"))
+        assert sorted(record["id"] for record in records) == sorted(only)
+    elif fmt == "csv":
+        written = pd.read_csv(path, dtype=str, keep_default_na=False)
+        assert sorted(written["cluster_id"]) == sorted(only) and list(written["authors"]) == names
+    else:
+        rows = list(load_workbook(path).active.iter_rows(values_only=True))
+        assert rows[0] == TABLE_COLUMNS and [row[0] for row in rows[1:]] == list(table["cluster_id"])
+        assert [row[TABLE_COLUMNS.index("authors")] for row in rows[1:]] == names
+
+
+def test_write_works_refuses_a_format_it_does_not_write(tmp_path):
+    with pytest.raises(ValueError, match="bibtex, ris, csv, xlsx"):
+        write_works(sample_corpus(), "docx", tmp_path / "works.docx")
+    assert not (tmp_path / "works.docx").exists()
