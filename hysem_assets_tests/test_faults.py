@@ -354,7 +354,7 @@ def test_a_count_without_the_partitions_graph_says_so_and_doctor_fix_loads_it_ag
     assert fixed.returncode == 0, fixed.stdout[-3000:] + fixed.stderr[-3000:]
     assert snapshot(home) == expected
     again = _hysem(home, *question, timeout=300)
-    assert "articles in the graph match" in again.stdout, again.stdout  # not the refusal, which was not cached
+    assert "included studies match" in again.stdout, again.stdout  # not the refusal, which was not cached
 
 
 # --- a full disk --------------------------------------------------------------------------------------------

@@ -26,6 +26,8 @@ from hysem_assets.findings.schema import DIRECTIONS, NO_DIFFERENCE
 from hysem_assets.knowledge.build import article_digests
 from hysem_assets.qa.ask import ask
 from hysem_assets.qa.synthesis import FOUND
+from hysem_assets.review.report import render_markdown, stored_report
+from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
 from hysem_assets.settings.environment import asset_file
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, compare, work_id
 from hysem_assets_tests.aggregations import (
@@ -139,6 +141,13 @@ def test_a_re_run_redoes_only_new_works_and_a_chunk_size_only_the_vector_index(c
         answers_equal_the_extracted_fields()
         synthesis_shows_the_null_results()
 
+        # A reviewer excludes three works: every view counts the same smaller included set.
+        excluded = works_to_exclude()
+        DecisionLog(decisions_path(SLUG)).append([Decision(c, "excluded", reason="other") for c in excluded])
+        run((*ASSETS, "prisma_flow", "evidence_table"))
+        answers_equal_the_extracted_fields(excluded)
+        every_view_counts_the_included_set(excluded)
+
         # A smaller chunk size: parsing and extraction reuse everything, the vector index re-embeds.
         chunking = defs.resources["chunk_store"].settings.model_copy(update={"max_tokens": 120})
         smaller = run(INDEXED, {**defs.resources, "chunk_store": ChunkStore(settings=chunking)})
@@ -148,10 +157,19 @@ def test_a_re_run_redoes_only_new_works_and_a_chunk_size_only_the_vector_index(c
         assert smaller["vector_index"]["embedded"] > 0
 
 
-def answers_equal_the_extracted_fields() -> None:
-    """Aggregation answers on this subject (generic protocol) against counts made here from its tables."""
+def works_to_exclude() -> set[str]:
+    """Three works that state a design (so that the rankings and statistics change), none of the synthesis's."""
     corpus, extracted = table("deduped_corpus"), table("extracted_fields")
-    counted = counted_works(corpus)
+    kept = {c for c, doi in zip(corpus["cluster_id"], corpus["doi"]) if doi not in (META_ANALYSIS, NULL_TRIAL)}
+    designed = extracted.loc[extracted["study_design"].notna(), "cluster_id"]
+    return set(sorted(set(designed) & counted_works(corpus) & kept)[:3])
+
+
+def answers_equal_the_extracted_fields(excluded: set[str] = frozenset()) -> None:
+    """Aggregation answers on this subject (generic protocol) against counts made here from its tables: over the
+    works neither retracted nor a notice, less those the reviewer ``excluded``."""
+    corpus, extracted = table("deduped_corpus"), table("extracted_fields")
+    counted = counted_works(corpus) - excluded
     rows = extracted[extracted["cluster_id"].isin(counted)]
 
     def claims(question: str, route: str) -> list[str]:
@@ -161,11 +179,17 @@ def answers_equal_the_extracted_fields() -> None:
 
     designs = rows["study_design"].dropna()
     ranked = claims("What is the distribution of study designs?", "ranking")
-    assert ranked[0].startswith(f"{len(designs)} of {len(counted)} included works report study design")
+    assert ranked[0].startswith(f"{len(designs)} of {len(counted)} included studies report study design")
     assert ranked_counts(ranked[1:]) == dict(Counter(designs))
 
     outcomes = canonical_terms_of(extracted, table("canonical_terms"), "outcomes")
     assert ranked_counts(claims("Which outcomes are most often measured?", "ranking")[1:]) == ranking(outcomes, counted)
+    top = max(ranking(outcomes, counted).items(), key=lambda item: (item[1], item[0]))
+    [matched] = claims(f"How many studies measured {top[0]}?", "counting")[:1]
+    assert matched.startswith(f"{top[1]} of {len(counted)} included studies match"), matched
+    everything = claims(f"How many studies measured {top[0]} across all records found?", "counting")[0]
+    assert everything.startswith(f"{ranking(outcomes, counted_works(corpus))[top[0]]} of "
+                                 f"{len(counted_works(corpus))} records found match"), everything  # fmt: skip
 
     sized = rows[rows["sample_size"].notna() & rows["study_design"].notna()]
     stated = claims("What is the median sample size by study design?", "statistics")
@@ -206,6 +230,21 @@ def synthesis_shows_the_null_results() -> None:
         FOUND_WORDS[found]: 0 if n == "none" else int(n) for n, found in _VERDICT_PART.findall(synthesis["verdict"])
     }
     assert said == {direction: counted.get(direction, 0) for direction in DIRECTIONS}
+
+
+def every_view_counts_the_included_set(excluded: set[str]) -> None:
+    """PRISMA, the evidence table and the report count the works neither retracted nor a notice nor ``excluded``."""
+    counted = counted_works(table("deduped_corpus")) - excluded
+    flow = dict(zip(table("prisma_flow")["box"], table("prisma_flow")["count"]))
+    assert flow["included"] == len(counted) and flow["excluded:other"] == len(excluded)
+    assert set(table("evidence_table")["cluster_id"]) == counted
+
+    def stored(key: str) -> pd.DataFrame | None:
+        return table(key) if asset_file(key, SLUG).is_file() else None
+
+    markdown = render_markdown(stored_report(SLUG, "Statins and dementia", stored))
+    assert f"{len(counted)} studies included" in markdown
+    assert re.search(rf"\|\s*Studies included in review\s*\|\s*{len(counted)}\s*\|", markdown)
 
 
 def ranked_counts(claims: list[str]) -> dict[str, int]:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
-from dagster import DagsterInstance, materialize
+from dagster import AssetSelection, DagsterInstance, materialize
 
 from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.fulltext.attach import attach_file
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.qa.ask import ask
 from hysem_assets.settings.environment import asset_file, hysem_home
@@ -28,6 +29,8 @@ from hysem_assets_tests.aggregations import (
 )
 from hysem_assets_tests.paths import PROJECT_ROOT
 
+#: A study the sample finds no open-access copy of.
+CLOSED = "10.5555/jec.2019.0312"
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
 #: Works whose abstract (hysem_assets/sample/articles.yaml) states a sample of more than 10,000, as written
 #: there: admissions, deaths, arrests and discharges counted as the analysed events, people otherwise. Not
@@ -172,7 +175,7 @@ def test_whole_graph_on_the_sample():
     assert routes[question] == "statistics"
     stated = extracted.loc[extracted["cluster_id"].isin(counted), "sample_size"].dropna().astype(float)
     claims = [claim["text"] for claim in by_question[question]["claims"]]
-    assert claims[0].startswith(f"{len(stated)} of {len(counted)} included works state a sample size")
+    assert claims[0].startswith(f"{len(stated)} of {len(counted)} included studies state a sample size")
     assert summary_in(claims[0], "participants") == summary(stated.tolist())
 
     # trend: works using random forest per year, against all included works of that year.
@@ -205,8 +208,26 @@ def test_whole_graph_on_the_sample():
     assert {box: count for box, count in flow.items() if box.startswith("not_retrieved:")} == {
         f"not_retrieved:{status}": count for status, count in missing.items()
     }
-    assert flow["included"] == len(readable)
+    assert flow["included"] == len(counted) and flow["included_reports"] == len(readable)  # the rest: abstracts
     assert [e.passed for e in result.get_asset_check_evaluations() if e.check_name == "flow_counts_reconcile"] == [True]
     evidence = pd.read_parquet(asset_file("evidence_table", SAMPLE))
-    assert sorted(evidence["cluster_id"]) == sorted(readable["cluster_id"])
+    assert sorted(evidence["cluster_id"]) == sorted(counted)
     assert {"ml_methods_used", "citation", "topic"} <= set(evidence.columns)
+
+    # a reviewer attaches a PDF to a study the sample finds no open-access copy of: it is parsed, extracted
+    # and counted as a retrieved report, and the evidence table reads it from its full text, not its abstract.
+    closed = corpus.loc[corpus["doi"].eq(CLOSED), "cluster_id"].item()
+    assert evidence.set_index("cluster_id").loc[closed, "text_source"] == "abstract"
+    attach_file(SAMPLE, CLOSED, default_snapshot_dir() / "files" / "10.5555_aqsr.2019.100031.pdf")
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(queries_partitions.name, [SAMPLE])
+        chosen = AssetSelection.assets("pdfs", "parsed_docs", "extracted_fields", "prisma_flow", "evidence_table")
+        again = materialize(partitioned, selection=chosen, instance=instance, resources=defs.resources,
+                            partition_key=SAMPLE)  # fmt: skip
+    assert again.success
+    after = dict(zip(*pd.read_parquet(asset_file("prisma_flow", SAMPLE))[["box", "count"]].to_numpy().T))
+    assert after["not_retrieved"] == flow["not_retrieved"] - 1 and after["included"] == flow["included"]
+    assert after["included_reports"] == flow["included_reports"] + 1
+    assert closed in set(pd.read_parquet(asset_file("parsed_docs", SAMPLE))["cluster_id"])
+    evidence = pd.read_parquet(asset_file("evidence_table", SAMPLE)).set_index("cluster_id")
+    assert evidence.loc[closed, "text_source"] == "full_text"

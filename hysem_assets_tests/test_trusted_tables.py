@@ -54,16 +54,16 @@ def test_a_table_with_fewer_rows_than_written_fails_show_report_ask_and_the_asse
     )
     assert run().success
     report = tmp_path / "report.md"
-    assert invoke("report", "--query", QUERY, "-o", str(report)).exit_code == 0  # 2 included studies
+    assert invoke("report", "--query", QUERY, "-o", str(report)).exit_code == 0  # 4 included studies
 
     fewer_rows("evidence_table", 1)
-    evidence = damaged_line("evidence_table", "its file holds 1 rows where its materialization recorded 2")
+    evidence = damaged_line("evidence_table", "its file holds 1 rows where its materialization recorded 4")
     shown = invoke("show", "evidence_table", "--query", QUERY)
     assert (shown.exit_code, shown.output) == (1, evidence)
     reported = invoke("report", "--query", QUERY, "-o", str(tmp_path / "again.md"))
     assert (reported.exit_code, reported.output) == (1, evidence)
     status = {row["asset"]: row for row in json.loads(invoke("status", "--query", QUERY, "--json").output)}
-    assert status["evidence_table"]["problem"] == "its file holds 1 rows where its materialization recorded 2"
+    assert status["evidence_table"]["problem"] == "its file holds 1 rows where its materialization recorded 4"
 
     fewer_rows("library", 4)
     library = damaged_line("library", "its file holds 4 rows where its materialization recorded 6")
@@ -104,7 +104,7 @@ def test_a_run_in_which_every_work_failed_extraction_fails_with_the_first_reason
     assert result.returncode == 1, result.stderr[-3000:]
     [failed] = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
     assert failed.startswith(
-        "failed: extracted_fields: check not_every_work_failed failed: all 6 works failed extraction; first reasons: "
+        "failed: extracted_fields: check not_every_work_failed failed: all 5 works failed extraction; first reasons: "
     )
     assert "401" in failed, failed
 

@@ -28,6 +28,8 @@ _PLAIN = (
     "TaggerUnavailable",
     "FindingsModelUnavailable",
     "DamagedAssetError",
+    "AttachmentError",
+    "OutdatedScreening",
 )
 _READ_ONLY = ("readonly database", "read-only file system", "unable to open database file", "permission denied")
 _FULL = ("database or disk is full", "no space left on device")

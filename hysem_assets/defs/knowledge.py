@@ -21,6 +21,7 @@ from hysem_assets.llm.registry import build_backend
 from hysem_assets.retrieval.chunking import FULL_TEXT, work_chunks
 from hysem_assets.retrieval.indexing import IndexSummary, index_chunks, with_citations
 from hysem_assets.retrieval.repair import chunk_tables, rebuild_chunk_store
+from hysem_assets.screening.outcome import answered_ids
 from hysem_assets.settings.environment import hysem_home
 from hysem_assets.settings.protocols import Protocol
 from hysem_assets.stores.chunks import DamagedStoreError
@@ -125,6 +126,7 @@ def vector_index(
         name: AssetIn()
         for name in (
             "deduped_corpus",
+            "screening",
             "library",
             "topics",
             "extracted_fields",
@@ -134,7 +136,8 @@ def vector_index(
         )
     },
     description=(
-        "The partition loaded into the graph store: Query, Article and Chunk nodes, the entity nodes and Article "
+        "The partition loaded into the graph store: Query, Article and Chunk nodes (every work FOUND by the query, "
+        "the included studies also INCLUDES, the relationship answers count over), the entity nodes and Article "
         "properties its review protocol declares, and a Finding per reported comparison (direction, evidence, "
         "estimate) joined to its work and to the entities of its arms, with their relationships, in one "
         "transaction; records that left "
@@ -149,6 +152,7 @@ def knowledge_graph(
     graph_database: GraphDatabase,
     review_config: ReviewConfig,
     deduped_corpus: pd.DataFrame,
+    screening: pd.DataFrame,
     library: pd.DataFrame,
     topics: pd.DataFrame,
     extracted_fields: pd.DataFrame,
@@ -174,6 +178,7 @@ def knowledge_graph(
         chunks=chunks,
         findings=studies(findings, notices),
         title=review.spec.title or None,
+        included=answered_ids(screening, deduped_corpus),
     )
     store = graph_database.open()
     progress = Progress(context.log, "knowledge_graph", unit="rows")

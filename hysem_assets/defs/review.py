@@ -26,9 +26,10 @@ from hysem_assets.findings.schema import DIRECTIONS
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
 from hysem_assets.review.evidence import field_columns, findings_sheet
-from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts, reconcile, screening_out_of_step
+from hysem_assets.review.flow import FlowInputs, prisma_counts, reconcile, screening_out_of_step
 from hysem_assets.review.syntheses import Synthesis, not_pooled_table, pooled_table, synthesize, write_syntheses
 from hysem_assets.review.updates import history_frame, review_state, update_row
+from hysem_assets.screening.outcome import included_ids
 from hysem_assets.settings.environment import asset_file, review_dir
 from hysem_assets.settings.queries import METADATA_SOURCES
 from hysem_assets.stores.tables import DamagedAssetError, read_table
@@ -53,15 +54,19 @@ FOREST_PLOTS_SHOWN = 10
             RECONCILE_CHECK,
             asset="prisma_flow",
             blocking=True,
-            description="The flow adds up: identified - duplicates - marked ineligible by automation = screened, screened - excluded = sought, "
-            "sought - not retrieved = assessed, assessed - not readable = included, and reasons sum to their box.",
+            description="The flow adds up: identified - duplicates - marked ineligible by automation = screened, "
+            "screened - excluded = sought, sought - not retrieved = assessed, assessed - not readable - excluded at "
+            "full text = reports of included studies, sought - excluded at full text = studies included, and "
+            "reasons sum to their box.",
         )
     ],
     description=(
         "PRISMA 2020 flow of the query: records identified per source, duplicates removed, records marked "
         "ineligible by the screening ranking, records screened (by a reviewer or let through by rank) and excluded "
-        "(with the reviewer's reasons, or retracted), reports sought, not retrieved (by PDF status) and not readable (by parse error), "
-        "studies included; each box counted from its own table, with the diagram as SVG and PNG."
+        "(with the reviewer's reasons, or retracted), reports sought, not retrieved (by PDF status), not readable "
+        "(by parse error) and excluded at full text (with the reviewer's reasons), studies included (the screening "
+        "table's included set, by full text or abstract only) and the reports of included studies; each box counted "
+        "from its own table, with the diagram as SVG and PNG."
     ),
     kinds={"python", "parquet", "matplotlib"},
 )
@@ -92,6 +97,7 @@ def prisma_flow(
             "identified": int(counts["identified"]),
             "screened": int(counts["screened"]),
             "included": int(counts["included"]),
+            "included_reports": int(counts["included_reports"]),
             "flow": MetadataValue.md(flow[["stage", "label", "count"]].to_markdown(index=False)),
             "diagram": MetadataValue.md(f"![PRISMA 2020 flow diagram](data:image/png;base64,{png})"),
             "svg": MetadataValue.path(str(folder / "prisma_flow.svg")),
@@ -119,8 +125,6 @@ def prisma_flow(
         for name in (
             "deduped_corpus",
             "screening",
-            "pdfs",
-            "parsed_docs",
             "library",
             "extracted_fields",
             "topics",
@@ -129,8 +133,9 @@ def prisma_flow(
     },
     deps=["prisma_flow"],
     description=(
-        "One row per included study (as counted by prisma_flow): formatted citation, year, title, DOI, dominant "
-        "topic, retraction flag, and every extracted field of the query's review protocol; a findings sheet with "
+        "One row per included study (the screening table's included set, as counted by prisma_flow; a study "
+        "without a readable full text is read from its abstract, text_source says which): formatted citation, "
+        "year, title, DOI, dominant topic, retraction flag, and every extracted field of the query's review protocol; a findings sheet with "
         "one row per comparison those studies report (preferred rows first, abstract-only ones marked); both as CSV "
         "and XLSX. The findings are pooled per comparison (random effects) with a forest plot each, for the report."
     ),
@@ -140,14 +145,12 @@ def evidence_table(
     context: AssetExecutionContext,
     deduped_corpus: pd.DataFrame,
     screening: pd.DataFrame,
-    pdfs: pd.DataFrame,
-    parsed_docs: pd.DataFrame,
     library: pd.DataFrame,
     extracted_fields: pd.DataFrame,
     topics: pd.DataFrame,
     findings: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
-    included = included_works(deduped_corpus, screening, pdfs, parsed_docs)
+    included = included_ids(screening)
     table = build_evidence_table(included, deduped_corpus, library, extracted_fields, topics)
     sheet = findings_sheet(included, findings, library)
     syntheses = synthesize(findings, included, library)

@@ -7,8 +7,9 @@ from hysem_assets.core.empty import empty_note
 from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import ReviewConfig, Screener
-from hysem_assets.screening.decisions import DecisionLog, decisions_path
-from hysem_assets.screening.outcome import UNDECIDED
+from hysem_assets.screening.agreement import stage_agreement
+from hysem_assets.screening.decisions import STAGES, DecisionLog, decisions_path
+from hysem_assets.screening.outcome import FULLTEXT_DECISION, INCLUDED, UNDECIDED, inclusion
 from hysem_assets.screening.session import Screening, Standing, review_criteria
 
 
@@ -19,8 +20,11 @@ from hysem_assets.screening.session import Screening, Standing, review_criteria
     description=(
         "One row per work: relevance score and rank (from the protocol's eligibility criteria until a record is "
         "included and another excluded, then from active learning on every decision), the reviewer's decision "
-        "(included, excluded with a reason, undecided) from `hysem screen`, and whether it goes on to full text. "
-        "The stopping rule's recall estimate is in the metadata."
+        "(included, maybe, excluded with a reason, undecided) from `hysem screen`, whether it goes on to full text, "
+        "the full-text decision (`fulltext_decision`, `fulltext_reason`), and whether it is an included study "
+        "(`included`: the one definition every view reads). Decisions are the resolved ones: two reviewers "
+        "in conflict leave a work undecided until a resolution. The stopping rule's recall estimate, the "
+        "conflicts and the reviewers' Cohen's kappa per stage are in the metadata."
     ),
     kinds={"python", "parquet"},
 )
@@ -40,23 +44,43 @@ def screening(
             f"(first: {standing.unknown[0]}); they stay in the log and count again if the works return"
         )
     table = session.table(standing, settings.undecided_top_share)
+    table[INCLUDED] = inclusion(table, deduped_corpus)
     context.log.info(
         f"Screening: {len(standing.decisions):,} of {len(table):,} works decided, ranked by "
-        f"{standing.ranking.ranked_by}; {int(table['proceeds'].sum()):,} go on to full text"
+        f"{standing.ranking.ranked_by}; {int(table['proceeds'].sum()):,} go on to full text, "
+        f"{int(table[INCLUDED].sum()):,} included"
     )
     return Output(table, metadata=screening_metadata(table, standing, log.path))
 
 
+def agreement_metadata(standing: Standing) -> dict:
+    """Per stage: Cohen's kappa of the two reviewers (None with one reviewer), the records it is over, and
+    the conflicts no resolution settled."""
+    metadata = {}
+    for stage in STAGES:
+        agreement = stage_agreement(standing.votes[stage])
+        metadata[f"kappa_{stage}"] = None if agreement is None else agreement.kappa
+        metadata[f"kappa_{stage}_records"] = 0 if agreement is None else agreement.records
+        metadata[f"conflicts_{stage}"] = len(standing.votes[stage].conflicts)
+        if agreement is not None:
+            metadata[f"agreement_{stage}"] = agreement.said
+    return metadata
+
+
 def screening_metadata(table: pd.DataFrame, standing: Standing, path) -> dict:
     counts = table["decision"].value_counts()
+    fulltext = table[FULLTEXT_DECISION].value_counts()
     excluded = table[table["decision"] == "excluded"]
     estimate = standing.estimate
     undecided = table[table["decision"] == UNDECIDED].sort_values("rank")
     return {
         "dagster/row_count": len(table),
         **empty_note(len(table)),
-        **{decision: int(counts.get(decision, 0)) for decision in ("included", "excluded", UNDECIDED)},
+        **{decision: int(counts.get(decision, 0)) for decision in ("included", "maybe", "excluded", UNDECIDED)},
+        **{f"fulltext_{decision}": int(fulltext.get(decision, 0)) for decision in ("included", "excluded")},
+        **agreement_metadata(standing),
         "proceeds": int(table["proceeds"].sum()),
+        "included_studies": int(table[INCLUDED].sum()),
         "ranked_by": standing.ranking.ranked_by,
         "stopping_rule_met": estimate.stop,
         "recall_at_least": MetadataValue.float(round(estimate.recall_at_least, 4)),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -149,8 +149,11 @@ def build_partition_graph(
     chunks: pd.DataFrame | None = None,
     findings: pd.DataFrame | None = None,
     title: str | None = None,
+    included: Collection[str] | None = None,
 ) -> PartitionGraph:
-    """Nodes and relationships of one partition (query key ``query``), ready to load."""
+    """Nodes and relationships of one partition (query key ``query``), ready to load. Every work of
+    ``corpus`` is ``FOUND`` by the query; those of ``included`` (cluster ids; all when None) are also
+    ``INCLUDES``, the relationship answers count over."""
     entity_fields = schema.entity_fields()
     property_fields = {name: spec.property for name, spec in schema.fields.items() if spec.property}
     corpus_rows = _records(corpus)
@@ -158,6 +161,7 @@ def build_partition_graph(
 
     extracted = {row["cluster_id"]: row for row in _records(fields)}
     articles = []
+    answered = {row["cluster_id"] for row in corpus_rows} if included is None else set(included)
     for row in corpus_rows:
         values = {prop: row.get(column) for prop, column in schema.article.items()}
         found = extracted.get(row["cluster_id"], {})
@@ -212,7 +216,8 @@ def build_partition_graph(
         _node_rows(schema, "Finding", findings_rows),
     ]
     relationships = [
-        _relationships("INCLUDES", "Query", "Article", ((query, key) for key, _ in articles)),
+        _relationships("FOUND", "Query", "Article", ((query, key) for key, _ in articles)),
+        _relationships("INCLUDES", "Query", "Article", ((query, keys[c]) for c in keys if c in answered)),
         *(
             _relationships(rel_type, "Article", label, links[field])
             for field, (label, rel_type) in entity_fields.items()

@@ -45,7 +45,8 @@ AUDITOR_SYSTEM = (
 CYPHER_SYSTEM = (
     "Write one read-only Cypher query over this graph schema. Use only these labels and relationship types, "
     "no string literals (put every value in parameters), and scope it to the partition with "
-    "(:Query {{key: $query}})-[:INCLUDES]->(a:Article). Return rows with columns name and article (a.key).\n"
+    "(:Query {{key: $query}})-[:INCLUDES]->(a:Article), the included studies (use -[:FOUND]-> instead only when "
+    "the question asks across all records found). Return rows with columns name and article (a.key).\n"
     "Schema: {schema}\n\nQueries that answer similar questions over this schema:\n{examples}"
 )
 CYPHER_SCHEMA = {

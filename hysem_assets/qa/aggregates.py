@@ -201,8 +201,7 @@ def distribution_plan(schema: GraphSchema, query: str, categories: Categories, f
     parameters: dict[str, Any] = {"query": query}
     where = [f"a.`{categories.prop}` IS NOT NULL", *conditions(schema, filters, parameters)]
     return CypherPlan(
-        f"MATCH (:Query {{key: $query}})-[:INCLUDES]->(a:Article) WHERE {' AND '.join(where)} "
-        f"RETURN a.`{categories.prop}` AS name, a.key AS article",
+        f"{filters.articles} WHERE {' AND '.join(where)} RETURN a.`{categories.prop}` AS name, a.key AS article",
         parameters,
     )
 
@@ -411,7 +410,7 @@ def statistics_plan(schema: GraphSchema, query: str, asked: StatisticsQuestion, 
         where.append(f"a.`{asked.groups.categories.prop}` IS NOT NULL")
         returned += f", a.`{asked.groups.categories.prop}` AS category"
     return CypherPlan(
-        f"MATCH (:Query {{key: $query}})-[:INCLUDES]->(a:Article) WHERE {' AND '.join(where)} RETURN {returned}",
+        f"{filters.articles} WHERE {' AND '.join(where)} RETURN {returned}",
         parameters,
     )
 
@@ -451,7 +450,7 @@ def statistics_draft(found: StatisticsAnswer, library: Library) -> Draft:
         said += f" (none of the works of {', '.join(missing)} states one)"
     claims = [
         Claim(
-            f"{overall.works} of {found.included} included works state a {label}{grouped}{said}: "
+            f"{overall.works} of {found.included} {found.filters.counted_over} state a {label}{grouped}{said}: "
             f"{overall.describe(unit)}.",
             _citations(list(rows["cluster_id"]), library),
         )
@@ -520,7 +519,7 @@ def trend_plans(
     """Rows ``(article, cluster_id, year)``: of the works the trend counts, and of every included work with a year
     (each year's total), both within the question's years."""
     years = asked.bound if asked.bound is not None and asked.bound.field.kind == "year" else None
-    head = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
+    head = filters.articles
     returned = "RETURN DISTINCT a.key AS article, a.cluster_id AS cluster_id, a.year AS year"
     parameters: dict[str, Any] = {"query": query}
     where = ["a.year IS NOT NULL", *conditions(schema, filters, parameters, asked.bound, asked.groups)]
@@ -528,7 +527,7 @@ def trend_plans(
         relationship = article_relationship(schema, asked.label)
         where.append(f"EXISTS {{ MATCH (a)-[:`{relationship}`]->(:`{asked.label}`) }}")
     all_parameters: dict[str, Any] = {"query": query}
-    all_where = ["a.year IS NOT NULL", *conditions(schema, Filters({}), all_parameters, years)]
+    all_where = ["a.year IS NOT NULL", *conditions(schema, Filters({}), all_parameters, years)]  # the same works
     return (
         CypherPlan(f"{head} WHERE {' AND '.join(where)} {returned}", parameters),
         CypherPlan(f"{head} WHERE {' AND '.join(all_where)} {returned}", all_parameters),
@@ -557,7 +556,7 @@ class TrendAnswer:
             named += list(self.asked.groups.values)
         if named:
             return "works on " + ", ".join(named)
-        return f"works reporting {kind}" if kind else "included works"
+        return f"works reporting {kind}" if kind else self.filters.counted_over
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -606,13 +605,14 @@ def trend_draft(found: TrendAnswer, kind: str | None, library: Library) -> Draft
     peak = max(years, key=lambda y: (len(found.counted[y]), y))
     said = describe_conditions(Filters({}, found.filters.excluded), found.asked.bound, None)
     every = [c for y in years for c in found.counted[y]]
-    filtered = counted != total or found.what(kind) != "included works"
+    over = found.filters.counted_over
+    filtered = counted != total or found.what(kind) != over
     published = f"{years[0]}-{years[-1]}{said}"
     if filtered:
-        head = f"{counted} {what} among the {total} included works published {published}; the most in {peak} "
+        head = f"{counted} {what} among the {total} {over} published {published}; the most in {peak} "
         head += f"({len(found.counted[peak])} of {len(found.totals[peak])})."
     else:
-        head = f"{total} included works were published {published}; the most in {peak} ({len(found.counted[peak])})."
+        head = f"{total} {over} were published {published}; the most in {peak} ({len(found.counted[peak])})."
     claims = [Claim(head, _citations(every, library))]
     if len(years) >= 4:
         middle = len(years) // 2

@@ -64,7 +64,6 @@ from hysem_assets.qa.router import (
 )
 from hysem_assets.qa.sources import ChunkRow, Library, SourceMetadata
 from hysem_assets.qa.symbolic import (
-    INCLUDED_CYPHER,
     GraphAnswer,
     describe_filters,
     run_plan,
@@ -168,14 +167,15 @@ class QAResult:
     preferences: list[dict[str, Any]]
 
 
-def graph_draft(found: GraphAnswer, filters: Filters, target: str | None, *, listing: bool = False) -> Draft:
-    """Claims read off the graph: the total, then each name with its article count, citing the articles;
-    a listing of works names each work by its title."""
+def graph_draft(found: GraphAnswer, filters: Filters, target: str | None, of: int, *, listing: bool = False) -> Draft:
+    """Claims read off the graph: the total of the ``of`` works counted over, then each name with its article
+    count, citing the articles; a listing of works names each work by its title."""
 
     total = len(found.articles)
     claims = [
         Claim(
-            f"{total} article{'s' * (total != 1)} in the graph match (filters: {describe_filters(filters.required, filters.excluded)}).",
+            f"{total} of {of} {filters.counted_over} match "
+            f"(filters: {describe_filters(filters.required, filters.excluded)}).",
             found.citations(found.articles),
         )
     ]
@@ -189,16 +189,17 @@ def graph_draft(found: GraphAnswer, filters: Filters, target: str | None, *, lis
     return Draft(tuple(claims))
 
 
-def ranking_draft(found: GraphAnswer, kind: str, included: int) -> Draft:
-    """A ranking read off the graph: how many included works report ``kind`` (the question's word for
-    the entity kind), then each name with its works and their share of those, most reported first.
+def ranking_draft(found: GraphAnswer, kind: str, included: int, over: str) -> Draft:
+    """A ranking read off the graph: how many of the ``included`` works counted ``over`` (their name) report
+    ``kind`` (the question's word for the entity kind), then each name with its works and their share of
+    those, most reported first.
 
     A work counts once per name however often it mentions it, so the shares are of works, not mentions.
     """
     reporting = len(found.articles)
     claims = [
         Claim(
-            f"{reporting} of {included} included works report {kind} ({reporting / included:.1%}).",
+            f"{reporting} of {included} {over} report {kind} ({reporting / included:.1%}).",
             found.citations(found.articles),
         )
     ]
@@ -307,11 +308,11 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
         return None, {**info, "fallback": "the symbolic query found nothing"}
     if route == "ranking":
         kind = subject.label if isinstance(subject, Categories) else kind_in(question, engine.schema) or target
-        draft = ranking_draft(found, kind, included_works(engine))
+        draft = ranking_draft(found, kind, included_works(engine, filters), filters.counted_over)
         counts = [(name, len(keys)) for name, keys in found.by_name.items()]
         info["chart"] = ranking_chart(question, counts, len(found.articles), charts_dir(retriever.query))
     else:
-        draft = graph_draft(found, filters, target, listing=route == "listing")
+        draft = graph_draft(found, filters, target, included_works(engine, filters), listing=route == "listing")
     report = retraction_report(retracted.values(), retriever.library, include)
     return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
 
@@ -347,13 +348,19 @@ def graph_scope(engine: QAEngine) -> GraphScope:
     )
 
 
-def included_works(engine: QAEngine) -> int:
-    """How many works the partition includes, retracted ones left out unless the settings keep them."""
+def counted_over(engine: QAEngine, filters: Filters) -> list[str]:
+    """Cluster ids of the works an answer counts over: the included studies, or every record found when the
+    question asks so (the graph holds both)."""
     retriever = engine.retriever
     assert retriever.graph is not None
-    rows = retriever.graph.query(INCLUDED_CYPHER, {"query": retriever.query})
-    library, keep = retriever.library, retriever.settings.include_retracted
-    return sum(keep or not (c in library and library[c].retracted) for c in rows["cluster_id"].astype(str))
+    rows = retriever.graph.query(f"{filters.articles} RETURN a.cluster_id AS cluster_id", {"query": retriever.query})
+    return rows["cluster_id"].astype(str).tolist()
+
+
+def included_works(engine: QAEngine, filters: Filters) -> int:
+    """How many works an answer counts over, retracted ones left out unless the settings keep them."""
+    library, keep = engine.retriever.library, engine.retriever.settings.include_retracted
+    return sum(keep or not (c in library and library[c].retracted) for c in counted_over(engine, filters))
 
 
 async def _statistics(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
@@ -365,7 +372,7 @@ async def _statistics(question: str, filters: Filters, engine: QAEngine, route: 
     if retriever.graph is None:
         return None, _without_graph(engine)
     try:
-        found = run_statistics(asked, graph_scope(engine), filters, included_works(engine))
+        found = run_statistics(asked, graph_scope(engine), filters, included_works(engine, filters))
     except CypherRejected as exc:
         return None, {"refused": str(exc)}
     info = found.as_json()
@@ -399,6 +406,7 @@ async def _trend(question: str, filters: Filters, engine: QAEngine, route: Route
         {year: len(works) for year, works in found.totals.items()},
         charts_dir(retriever.query),
         found.what(kind),
+        filters.counted_over,
     )
     counted = {c for works in found.counted.values() for c in works}
     sources = [retriever.library[c].metadata(None) for c in sorted(counted) if c in retriever.library]
@@ -470,9 +478,12 @@ async def _synthesis(question: str, filters: Filters, engine: QAEngine, route: R
     if engine.findings is None:
         return None, {"question": asked.as_json(), "refused": findings_missing(retriever.query)}
     include = retriever.settings.include_retracted
+    findings = engine.findings
+    if retriever.graph is not None:  # without a graph store, the findings table is all there is
+        findings = findings[findings["cluster_id"].astype(str).isin(counted_over(engine, filters))]
     found = answer_synthesis(
         asked,
-        engine.findings,
+        findings,
         retriever.matchers,
         retriever.library,
         _chunks_by_work(retriever.chunks.values()),

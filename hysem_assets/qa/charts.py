@@ -81,16 +81,21 @@ def ranking_chart(title: str, counts: Sequence[tuple[str, int]], reporting: int,
 
 
 def trend_chart(
-    title: str, counted: Mapping[int, int], totals: Mapping[int, int], folder: Path, what: str = "counted works"
+    title: str,
+    counted: Mapping[int, int],
+    totals: Mapping[int, int],
+    folder: Path,
+    what: str = "counted works",
+    over: str = "included studies",
 ) -> dict[str, str]:
-    """Per publication year, the counted works (``what`` they are) as bars in front of all included works of that
-    year.
+    """Per publication year, the counted works (``what`` they are) as bars in front of all works counted ``over``
+    (the included studies, or every record found) of that year.
 
     Returns the paths of the SVG and the PNG written under ``folder``.
     """
     years = sorted(totals)
     with _figure(3.6) as (figure, axes):
-        axes.bar(years, [totals[y] for y in years], color=BACKGROUND, label="all included works")
+        axes.bar(years, [totals[y] for y in years], color=BACKGROUND, label=f"all {over}")
         bars = axes.bar(years, [counted.get(y, 0) for y in years], color=COUNTED, label=what)
         axes.bar_label(bars, labels=[str(counted.get(y, 0) or "") for y in years], padding=2, fontsize=8)
         axes.set_xlabel("publication year")

@@ -62,19 +62,16 @@ def numeric_plan(schema: GraphSchema, query: str, target: NumericTarget, filters
     ]
     order = "ASC" if target.comparison.op in ("<", "<=") else "DESC"
     return CypherPlan(
-        f"MATCH (:Query {{key: $query}})-[:INCLUDES]->(a:Article) WHERE {' AND '.join(conditions)} "
+        f"{filters.articles} WHERE {' AND '.join(conditions)} "
         f"RETURN a.key AS article, a.cluster_id AS cluster_id, a.title AS title, a.`{prop}` AS value "
         f"ORDER BY value {order}",
         parameters,
     )
 
 
-def known_plan(query: str, prop: str) -> CypherPlan:
-    """How many works of the partition state a value at all (what "none found" is measured against)."""
-    return CypherPlan(
-        f"MATCH (:Query {{key: $query}})-[:INCLUDES]->(a:Article) WHERE a.`{prop}` IS NOT NULL RETURN count(a) AS known",
-        {"query": query},
-    )
+def known_plan(query: str, prop: str, filters: Filters) -> CypherPlan:
+    """How many works counted state a value at all (what "none found" is measured against)."""
+    return CypherPlan(f"{filters.articles} WHERE a.`{prop}` IS NOT NULL RETURN count(a) AS known", {"query": query})
 
 
 @dataclass(frozen=True)
@@ -208,7 +205,7 @@ def run_numeric(
             raise ValueError("a number property is filtered in the graph, and there is no graph store")
         plan = numeric_plan(schema, query, target, filters)
         validate_cypher(plan, schema)
-        counted = known_plan(query, field_.article_property)
+        counted = known_plan(query, field_.article_property, filters)
         validate_cypher(counted, schema)
         known_rows = graph.query(counted.cypher, counted.parameters)
         known = int(known_rows["known"].iloc[0]) if len(known_rows) else 0

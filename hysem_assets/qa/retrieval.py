@@ -33,7 +33,7 @@ from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.graph import GraphStore
 
 MENTIONS_CYPHER = (
-    "MATCH (:Query {key: $query})-[:INCLUDES]->(:Article)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(t) "
+    "MATCH (:Query {key: $query})-[:FOUND]->(:Article)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(t) "
     "WHERE t.name IN $names "
     "RETURN c.chunk_id AS chunk_id, c.cluster_id AS cluster_id, c.chunk_index AS chunk_index, t.name AS term"
 )

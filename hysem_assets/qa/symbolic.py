@@ -23,11 +23,8 @@ from hysem_assets.qa.terms import Filters, Terms
 from hysem_assets.stores.graph import GraphStore
 from hysem_assets.stores.graph_schema import GraphSchema
 
-INCLUDED_CYPHER = (
-    "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) RETURN a.key AS article, a.cluster_id AS cluster_id"
-)
 ARTICLE_METADATA_CYPHER = (
-    "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article) WHERE a.key IN $keys "
+    "MATCH (:Query {key: $query})-[:FOUND]->(a:Article) WHERE a.key IN $keys "
     "RETURN a.key AS article, a.cluster_id AS cluster_id, a.title AS title"
 )
 
@@ -87,7 +84,7 @@ def template_plan(schema: GraphSchema, query: str, target: str | None, filters: 
     parameters: dict[str, object] = {"query": query}
     others = {label: names for label, names in filters.excluded.items() if label != target}
     conditions = term_conditions(schema, terms, parameters, skip=target, excluded=others)
-    match = "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)"
+    match = filters.articles
     if target is None:
         returned = "RETURN NULL AS name, a.key AS article"
     else:

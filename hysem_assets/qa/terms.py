@@ -113,12 +113,41 @@ _CLAUSE_END = re.compile(
 )
 
 
+#: A question asking across every record the query found ("across all records found", "among all the works
+#: retrieved"), not only the included studies answers count over by default.
+_EVERYTHING_FOUND = re.compile(
+    r"\b(?:across|among|amongst|of|over|in|for)\s+(?:all|every)(?:thing)?\s+(?:of\s+)?(?:the\s+)?"
+    r"(?:(?:records?|works?|papers?|articles?|studies|publications?|results?)\s+)?"
+    r"(?:(?:we|the\s+search(?:es)?|the\s+query)\s+)?(?:found|retrieved|identified|searched)\b",
+    re.IGNORECASE,
+)
+#: The graph relationships from a query to the works it included, and to every work it found.
+INCLUDES, FOUND = "INCLUDES", "FOUND"
+
+
 @dataclass(frozen=True)
 class Filters:
-    """The terms a question requires (label -> any of these names; every label) and those it excludes."""
+    """The terms a question requires (label -> any of these names; every label) and those it excludes, and
+    whether it counts across every record found instead of the included studies."""
 
     required: Terms
     excluded: Terms = field(default_factory=dict)
+    everything_found: bool = False
+
+    @property
+    def articles(self) -> str:
+        """The Cypher pattern that binds ``a`` to each work counted: an included study, or any work found."""
+        return f"MATCH (:Query {{key: $query}})-[:{FOUND if self.everything_found else INCLUDES}]->(a:Article)"
+
+    @property
+    def counted_over(self) -> str:
+        """What the works counted are, in an answer's words ("of 34 included studies")."""
+        return "records found" if self.everything_found else "included studies"
+
+
+def asks_everything_found(question: str) -> bool:
+    """Whether ``question`` counts across every record the query found rather than the included studies."""
+    return _EVERYTHING_FOUND.search(question) is not None
 
 
 def negated_clauses(question: str) -> list[tuple[int, int]]:
@@ -144,7 +173,7 @@ def question_filters(question: str, matchers: Mapping[str, QuestionMatcher], kin
     kept, negated = split_negated(question)
     required = without_kind_words(recognise_terms(kept, matchers), kind_words)
     excluded = without_kind_words(recognise_terms(negated, matchers), kind_words) if negated else {}
-    return Filters(required, excluded)
+    return Filters(required, excluded, asks_everything_found(question))
 
 
 def all_terms(terms: Terms) -> list[str]:

@@ -20,13 +20,13 @@ from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 from hysem_assets.review.flow import LABELS  # noqa: E402
 
-#: (main box, the boxes of its side box, y of the row's centre) from top to bottom.
+#: (the boxes of the main box, the boxes of its side box, y of the row's centre) from top to bottom.
 _ROWS = (
-    ("identified", ("duplicates_removed", "automation_excluded"), 86.0),
-    ("screened", ("excluded",), 64.0),
-    ("sought", ("not_retrieved",), 44.0),
-    ("assessed", ("not_parsed",), 24.0),
-    ("included", (), 6.0),
+    (("identified",), ("duplicates_removed", "automation_excluded"), 86.0),
+    (("screened",), ("excluded",), 64.0),
+    (("sought",), ("not_retrieved",), 44.0),
+    (("assessed",), ("not_parsed", "fulltext_excluded"), 24.0),
+    (("included", "included_reports"), (), 5.0),
 )
 _STAGES = (("Identification", 76.0, 96.0), ("Screening", 15.0, 74.0), ("Included", 0.0, 13.0))
 _MAIN_X, _SIDE_X, _WIDTH = 32.0, 77.0, 38.0
@@ -95,7 +95,7 @@ def draw_flow(flow: pd.DataFrame, title: str = "") -> FlowDiagram:
             axes.text(2.75, (low + high) / 2, name, rotation=90, va="center", ha="center", fontsize=9, weight="bold")
         previous_bottom = None
         for main, side, y in _ROWS:
-            half, top = _box(axes, _MAIN_X, y, _lines(flow, main), "#ffffff")
+            half, top = _box(axes, _MAIN_X, y, [line for box in main for line in _lines(flow, box)], "#ffffff")
             if previous_bottom is not None:
                 _arrow(axes, (_MAIN_X, previous_bottom), (_MAIN_X, top + 0.6))
             if side:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from hysem_assets.core.cells import text_of
 from hysem_assets.core.empty import typed_when_empty
 from hysem_assets.dedup.normalize import is_missing
 from hysem_assets.findings.schema import ABSTRACT
@@ -58,20 +58,7 @@ def readable(value: Any) -> str:
             value = json.loads(value)
         except ValueError:
             return value
-    return plain(value)
-
-
-def plain(value: Any) -> str:
-    """A value as text: lists and arrays joined with "; ", records as "key: value", never a Python repr."""
-    if is_missing(value):
-        return ""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "; ".join(filter(None, (plain(item) for item in value)))
-    if isinstance(value, dict):
-        return ", ".join(f"{key}: {plain(item)}" for key, item in value.items() if not is_missing(item))
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return text_of(value)
 
 
 def field_columns(extracted: pd.DataFrame) -> list[str]:
@@ -148,5 +135,5 @@ def findings_sheet(included: list[str], findings: pd.DataFrame, library: pd.Data
     ).sort_values(["preferred", "study"], ascending=[False, True], kind="stable")
     sheet = sheet[list(FINDING_COLUMNS)].reset_index(drop=True)
     texts = sheet.select_dtypes(exclude=["number", "bool"]).columns
-    sheet[texts] = sheet[texts].map(plain)
+    sheet[texts] = sheet[texts].map(text_of)
     return sheet

@@ -1,10 +1,13 @@
 """PRISMA 2020 flow counts, each counted from the table that holds its records.
 
 Every box of the flow (records identified per source, duplicates removed, records marked
-ineligible by the ranking, records screened and excluded with reasons, reports sought, not retrieved, assessed, not parsed, studies
-included) is counted directly from the upstream tables rather than derived by
-subtraction, so that ``reconcile`` can catch tables that are out of step with one
-another (a stale partition, a record lost between stages).
+ineligible by the ranking, records screened and excluded with reasons, reports sought, not
+retrieved, assessed, not readable, excluded at full text with reasons, studies included and the
+reports of included studies) is counted directly from the upstream tables rather than derived by
+subtraction, so that ``reconcile`` can catch tables that are out of step with one another (a
+stale partition, a record lost between stages). The studies included are the ``screening``
+table's included set, the one every view reads: a study whose report was not retrieved or not
+readable stays in, read from its abstract.
 """
 
 from __future__ import annotations
@@ -14,26 +17,26 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hysem_assets.dedup.notices import ERRATUM, RETRACTION, linked_notices
-from hysem_assets.screening.outcome import reviewed
+from hysem_assets.screening.outcome import FULLTEXT_REASON, fulltext_excluded, included_ids, not_studies, reviewed
 
 FLOW_COLUMNS = ("stage", "box", "label", "count")
 #: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
 RANKED_OUT = "ranked out"
-#: Why a notice is no study, by its kind (see :mod:`hysem_assets.dedup.notices`).
-NOTICE_REASONS = {
-    ERRATUM: "erratum (counted with the work it corrects)",
-    RETRACTION: "retraction notice (counted with the work it retracts)",
-}
 #: Boxes whose count is the sum of their reasons (rows named "box:reason").
-BROKEN_DOWN = ("identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "included")
+BROKEN_DOWN = (
+    "identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "fulltext_excluded",
+    "included",
+)  # fmt: skip
 #: (box, minus these boxes, equals this box): the arithmetic of the flow.
 STEPS = (
     ("identified", ("duplicates_removed", "automation_excluded"), "screened"),
     ("screened", ("excluded",), "sought"),
     ("sought", ("not_retrieved",), "assessed"),
-    ("assessed", ("not_parsed",), "included"),
+    ("assessed", ("not_parsed", "fulltext_excluded"), "included_reports"),
+    ("sought", ("fulltext_excluded",), "included"),
 )
+#: How an included study is read: its full text, or its abstract (report not retrieved or not readable).
+FULL_TEXT, ABSTRACT_ONLY = "full text", "abstract only"
 LABELS = {
     "identified": "Records identified from databases",
     "duplicates_removed": "Duplicate records removed",
@@ -43,8 +46,10 @@ LABELS = {
     "sought": "Reports sought for retrieval",
     "not_retrieved": "Reports not retrieved",
     "assessed": "Reports assessed for eligibility",
-    "not_parsed": "Reports excluded, not readable",
+    "not_parsed": "Reports not readable",
+    "fulltext_excluded": "Reports excluded",
     "included": "Studies included in review",
+    "included_reports": "Reports of included studies",
 }
 #: Words for the reasons that the upstream tables record as codes.
 REASON_LABELS = {
@@ -57,7 +62,8 @@ REASON_LABELS = {
 STAGES = {
     "identified": "identification", "duplicates_removed": "identification", "automation_excluded": "identification",
     "screened": "screening", "excluded": "screening", "sought": "screening", "not_retrieved": "screening",
-    "assessed": "screening", "not_parsed": "screening", "included": "included",
+    "assessed": "screening", "not_parsed": "screening", "fulltext_excluded": "screening", "included": "included",
+    "included_reports": "included",
 }  # fmt: skip
 
 
@@ -85,34 +91,6 @@ def _row(box: str, count: int, reason: str | None = None) -> dict[str, object]:
 def _reason_rows(box: str, reasons: pd.Series) -> list[dict[str, object]]:
     counts = reasons.fillna("unknown").astype(str).value_counts()
     return [_row(box, count, reason) for reason, count in sorted(counts.items())]
-
-
-def included_works(
-    corpus: pd.DataFrame, screening: pd.DataFrame, pdfs: pd.DataFrame, parsed: pd.DataFrame
-) -> list[str]:
-    """Cluster ids of the included studies, in corpus order: let through by screening, not
-    excluded (by a reviewer, retracted, or a notice about another work), retrieved and readable."""
-    through = set(screening.loc[screening["proceeds"].astype(bool), "cluster_id"])
-    excluded = set(not_studies(corpus))
-    saved = set(pdfs.loc[pdfs["status"] == "saved", "cluster_id"])
-    readable = set(parsed.loc[parsed["error"].isna(), "cluster_id"])
-    return [c for c in corpus["cluster_id"] if c in through and c not in excluded and c in saved and c in readable]
-
-
-def retracted_works(corpus: pd.DataFrame) -> list[str]:
-    """Cluster ids of the works flagged retracted (by any source, see enrichment)."""
-    if "is_retracted" not in corpus.columns:
-        return []
-    return corpus.loc[corpus["is_retracted"].astype("boolean").fillna(False).astype(bool), "cluster_id"].tolist()
-
-
-def not_studies(corpus: pd.DataFrame) -> dict[str, str]:
-    """Works that are no study of their own, with why: retracted, or a notice about another work (an erratum
-    or a retraction notice, counted with that work, see :mod:`hysem_assets.dedup.notices`)."""
-    why: dict[str, str] = dict.fromkeys(retracted_works(corpus), "retracted")
-    for notice in linked_notices(corpus).itertuples():
-        why.setdefault(notice.cluster_id, NOTICE_REASONS[notice.notice])
-    return why
 
 
 def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
@@ -152,11 +130,16 @@ def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
     rows.append(_row("assessed", len(assessed)))
     rows.append(_row("not_parsed", len(unreadable) + len(never_parsed)))
     rows += _reason_rows("not_parsed", pd.concat([unreadable, never_parsed], ignore_index=True))
-    included = included_works(inputs.corpus, screening, sought, parsed)
+    readable = set(parsed.loc[parsed["error"].isna(), "cluster_id"])
+    judged = screening[fulltext_excluded(screening) & screening["cluster_id"].isin(readable)]
+    rows.append(_row("fulltext_excluded", len(judged)))
+    rows += _reason_rows("fulltext_excluded", judged[FULLTEXT_REASON] if len(judged) else pd.Series(dtype=object))
+
+    included = included_ids(screening)
+    how = [FULL_TEXT if work in readable else ABSTRACT_ONLY for work in included]
     rows.append(_row("included", len(included)))
-    decided_works = set(screening.loc[decided, "cluster_id"])
-    how = ["reviewer" if work in decided_works else "ranking" for work in included]
     rows += _reason_rows("included", pd.Series(how, dtype=object))
+    rows.append(_row("included_reports", how.count(FULL_TEXT)))
     return pd.DataFrame(rows, columns=list(FLOW_COLUMNS))
 
 

@@ -61,6 +61,8 @@ class ReviewReport:
     updates: pd.DataFrame | None = None
     #: Pooled comparisons with their forest plots, and those not pooled (see :mod:`hysem_assets.review.syntheses`).
     syntheses: list[Synthesis] = field(default_factory=list)
+    #: Per screening stage two reviewers shared, their agreement in words (Cohen's kappa).
+    agreement: dict[str, str] = field(default_factory=dict)
 
 
 def answers_from_table(answers: pd.DataFrame) -> list[Answer]:
@@ -129,6 +131,7 @@ def render_html(report: ReviewReport) -> str:
         included=len(report.evidence),
         flow_svg=_XML_PROLOGUE.sub("", report.flow_svg),
         flow_table=table(_flow_table(report.flow)),
+        agreement=report.agreement,
         topic_png=base64.b64encode(report.topic_png).decode() if report.topic_png else None,
         topic_table=table(_topics(report.topic_table)) if report.topic_table is not None else None,
         evidence_table=_fold_long_cells(table(report.evidence)),
@@ -164,6 +167,7 @@ def render_markdown(report: ReviewReport) -> str:
         "## PRISMA 2020 flow",
         f"![PRISMA 2020 flow diagram](data:image/png;base64,{png})",
         _flow_table(report.flow).to_markdown(index=False),
+        *(f"Reviewer agreement, {stage}: {said}." for stage, said in report.agreement.items()),
         "## Topics",
     ]
     if report.topic_png:
@@ -196,6 +200,16 @@ def render_markdown(report: ReviewReport) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def reviewer_agreement(slug: str) -> dict[str, str]:
+    """Per screening stage where two reviewers decided the same records, their agreement in words, read from the
+    query's decision log (the one the ``screening`` table is resolved from)."""
+    from hysem_assets.screening.agreement import stage_agreement
+    from hysem_assets.screening.decisions import STAGE_NAMES, DecisionLog, decisions_path, replay
+
+    log = DecisionLog(decisions_path(slug)).read()
+    return {name: found.said for stage, name in STAGE_NAMES.items() if (found := stage_agreement(replay(log, stage)))}
+
+
 class NotMaterialized(LookupError):
     """A deliverable the report needs has not been materialized for the query."""
 
@@ -220,6 +234,7 @@ def stored_report(slug: str, title: str, frame: Callable[[str], pd.DataFrame | N
     reports = {report.name: frame(f"reports/{report.name}") for report in load_reports() if report.name in own}
     answers = frame("answers")
     return ReviewReport(
+        agreement=reviewer_agreement(slug),
         updates=frame("updates"),
         slug=slug,
         title=title,

@@ -21,7 +21,7 @@ import pandas as pd
 
 from hysem_assets.dedup.normalize import is_missing
 from hysem_assets.dedup.notices import corrections, linked_notices
-from hysem_assets.review.flow import retracted_works
+from hysem_assets.screening.outcome import retracted_works
 from hysem_assets.stores.work_cache import work_id
 
 #: One update's row; lists and the state are JSON text, so every Parquet column has one type.

@@ -29,6 +29,7 @@ RELATIONSHIP_PROPERTIES = ("query", "load")
 #: The part of the graph the builder always writes.
 SKELETON_NODES = ("Query", "Article", "Chunk", "Finding")
 SKELETON_RELATIONSHIPS = {
+    "FOUND": ("Query", "Article"),
     "INCLUDES": ("Query", "Article"),
     "HAS_CHUNK": ("Article", "Chunk"),
     "REPORTS_FINDING": ("Article", "Finding"),

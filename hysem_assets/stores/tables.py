@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hysem_assets.core.atomic import write_json
-from hysem_assets.settings.environment import assets_dir
+from hysem_assets.settings.environment import asset_file, assets_dir
 
 #: What repairs a damaged asset file: doctor re-materializes it for its partition.
 REPAIR = "hysem doctor --fix"
@@ -144,6 +144,18 @@ def read_table(path: Path) -> pd.DataFrame:
         if not (problem := _checked(path, table.num_rows, table.schema.names, None)):
             return table.to_pandas()
     raise DamagedAssetError(_damaged(path, problem))
+
+
+def stored_asset(asset: str, slug: str, then: str, refuse: type[Exception] = LookupError) -> pd.DataFrame:
+    """Asset ``asset`` of query ``slug`` as a command reads it; ``refuse`` (the command's own error) in one line
+    saying what to materialize first, and ``then`` what, when it has not been materialized."""
+    path = asset_file(asset, slug)
+    if not path.is_file():
+        raise refuse(
+            f"{asset} is not materialized for {slug!r}; run `hysem materialize --query {slug} --select {asset}` "
+            f"first, then {then}"
+        )
+    return read_table(path)
 
 
 def _first_line(error: BaseException) -> str:

@@ -130,3 +130,12 @@ def test_a_changed_finding_changes_its_articles_digest_only() -> None:
     changed = [dict(findings_partition.FINDINGS[-1], direction="no significant difference")]
     after = article_digests(findings_partition.partition([*findings_partition.FINDINGS[:-1], *changed]))
     assert {key for key in before if before[key] != after[key]} == {"t-3"}
+
+
+def test_the_query_finds_every_work_and_includes_its_included_studies_only() -> None:
+    data = frames()
+    included = ["c-1", "c-3"]
+    graph = build_partition_graph(schema(), QUERY, **data, included=included)
+    keys = dict(zip(data["corpus"]["cluster_id"], rows(graph, "Article")))
+    assert pairs(graph, "FOUND") == {(QUERY, key) for key in keys.values()}
+    assert pairs(graph, "INCLUDES") == {(QUERY, keys[c]) for c in included}

@@ -79,7 +79,7 @@ def test_a_median_iqr_range_and_mean_equal_an_independent_computation(engine):
     assert (answer["route"], answer["router"]) == ("statistics", "rules")
     claims = [claim["text"] for claim in details["claims"]]
     stated = [w for w, size in SIZES.items() if size is not None]
-    assert claims[0].startswith(f"{len(stated)} of {len(SIZES)} included works state a sample size: ")
+    assert claims[0].startswith(f"{len(stated)} of {len(SIZES)} included studies state a sample size: ")
     assert summary_in(claims[0], "participants") == independent_summary(stated)
     assert {c["PDF_DocIndex"] for c in details["claims"][0]["citations"]} == set(stated)
     assert claims[1:] == [
@@ -138,7 +138,7 @@ def test_a_retracted_work_leaves_the_statistics(engine):
     answer, details = ask(engine, "What is the median sample size?")
     kept = [w for w, size in SIZES.items() if size is not None and w != "c-3"]
     assert summary_in(details["claims"][0]["text"], "participants") == independent_summary(kept)
-    assert details["claims"][0]["text"].startswith(f"{len(kept)} of {len(SIZES) - 1} included works")
+    assert details["claims"][0]["text"].startswith(f"{len(kept)} of {len(SIZES) - 1} included studies")
     assert "retracted" in answer["markdown"].casefold()
 
 
@@ -244,7 +244,7 @@ def test_an_excluded_term_of_the_kind_asked_for_leaves_the_list_not_its_works(en
     ranked = {c["text"].split(":")[0] for c in details["claims"][1:]}
     assert "random forest" not in ranked and "XGBoost" in ranked  # c-1 uses both: it still counts for XGBoost
     reporting = sum(bool(set(a["ml"]) - {"random forest"}) for a in ARTICLES)
-    assert details["claims"][0]["text"].startswith(f"{reporting} of {len(ARTICLES)} included works")
+    assert details["claims"][0]["text"].startswith(f"{reporting} of {len(ARTICLES)} included studies")
 
 
 @pytest.mark.parametrize(
@@ -267,3 +267,30 @@ def test_groups_come_from_category_names_and_distinctive_cues_only(question, val
     assert asked is not None and asked.field.name == "sample_size"
     found = None if asked.groups is None else (asked.groups.values, asked.groups.excluded)
     assert found == (None if values is None else (values, excluded))
+
+
+def test_answers_count_over_the_included_studies_unless_asked_across_all_records_found(partition, embedder, tmp_path):
+    """Two works left out of the included set: the statistics count over the other four, and over all six when
+    the question asks across everything found; each answer names the set it counted over."""
+    schema = graph_schema(load_protocols(), load_protocol(PROTOCOL))
+    data = frames()
+    fields = data["fields"].assign(sample_size=data["fields"]["cluster_id"].map(SIZES)).astype({"sample_size": "Int64"})
+    included = [a["cluster_id"] for a in ARTICLES][2:]
+    store = LadybugGraphStore(tmp_path / "kg.lbug")
+    store.ensure_schema(schema)
+    load_partition(store, schema, build_partition_graph(schema, QUERY, corpus=data["corpus"], fields=fields,
+                                                        included=included))  # fmt: skip
+    counted = build_engine(
+        AnswerSettings.model_validate({"k": 4}), query=QUERY, store=partition.store, embedder=embedder, graph=store,
+        schema=partition.schema, spellings=SPELLINGS, chunks=partition.chunks, library=partition.library,
+        protocol=load_protocol(PROTOCOL),
+    )  # fmt: skip
+    try:
+        _, details = ask(counted, "What is the median sample size?")
+        stated = [w for w in included if SIZES[w] is not None]
+        assert details["claims"][0]["text"].startswith(f"{len(stated)} of {len(included)} included studies state")
+        _, everything = ask(counted, "What is the median sample size across all records found?")
+        every = [w for w, size in SIZES.items() if size is not None]
+        assert everything["claims"][0]["text"].startswith(f"{len(every)} of {len(SIZES)} records found state")
+    finally:
+        store.close()

@@ -38,7 +38,7 @@ def test_a_ranking_counts_each_work_once_and_matches_the_extracted_fields(partit
     assert (answer["route"], answer["router"]) == ("ranking", "rules")
     claims = [claim["text"] for claim in details["claims"]]
     counts, reporting = independent_counts(key)
-    assert claims[0].startswith(f"{reporting} of {len(ARTICLES)} included works report ")
+    assert claims[0].startswith(f"{reporting} of {len(ARTICLES)} included studies report ")
     ranked = [CLAIM.match(text).groupdict() for text in claims[1:]]
     assert {r["name"]: int(r["works"]) for r in ranked} == dict(counts)
     assert [int(r["works"]) for r in ranked] == sorted((int(r["works"]) for r in ranked), reverse=True)
@@ -58,7 +58,7 @@ def test_leaving_a_retracted_work_out_ranks_the_names_again(partition, embedder)
     order = [(-int(r["works"]), r["name"].casefold()) for r in ranked]
     assert order == sorted(order)  # most works first, ties alphabetical: stroke (2 -> 1) moves down
     assert {r["name"]: int(r["works"]) for r in ranked}["heart failure"] == 2
-    assert json.loads(answer["json"])["claims"][0]["text"].startswith("5 of 5 included works report outcomes")
+    assert json.loads(answer["json"])["claims"][0]["text"].startswith("5 of 5 included studies report outcomes")
 
 
 def test_a_ranking_carries_its_chart_as_svg_and_png(partition, embedder):

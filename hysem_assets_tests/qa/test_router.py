@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -13,6 +14,7 @@ import pytest
 from hysem_assets.qa.aggregates import category_fields
 from hysem_assets.qa.number_fields import number_fields
 from hysem_assets.qa.router import FALLBACKS, ROUTER_SCHEMA, ModelRouter, RouteDecision, choose_route, rule_route
+from hysem_assets.qa.terms import asks_everything_found
 from hysem_assets.settings.protocols import load_protocol, load_protocols
 from hysem_assets.stores.graph_schema import graph_schema
 from hysem_assets_tests.knowledge.partition import PROTOCOL
@@ -147,8 +149,8 @@ def test_global_without_a_summary_tree_is_refused_and_retrieval_answers(partitio
 def test_a_listing_of_works_names_each_work(partition, embedder):
     answer = ask(partition.engine(embedder), "Which studies used XGBoost?")
     claims = [c["text"] for c in json.loads(answer["json"])["claims"]]
-    assert answer["route"] == "listing" and claims == ["1 article in the graph match (filters: MLMethod: XGBoost).",
-                                                       "Study 1."]  # fmt: skip
+    assert answer["route"] == "listing" and claims[1:] == ["Study 1."]
+    assert re.fullmatch(r"1 of \d+ included studies match \(filters: MLMethod: XGBoost\)\.", claims[0]), claims
 
 
 def test_graph_routes_leave_retracted_works_out_and_say_so(partition, embedder):
@@ -158,5 +160,20 @@ def test_graph_routes_leave_retracted_works_out_and_say_so(partition, embedder):
     engine.retriever = replace(engine.retriever, library=library)
     answer = ask(engine, "How many articles use random forest in studies of ozone?")
     details = json.loads(answer["json"])
-    assert answer["route"] == "counting" and details["claims"][0]["text"].startswith("2 articles")
+    assert answer["route"] == "counting" and details["claims"][0]["text"].startswith("2 of ")
     assert [r["document"] for r in details["retracted"]] == ["c-2"] and "retracted" in answer["markdown"]
+
+
+@pytest.mark.parametrize(
+    ("question", "everything"),
+    [
+        ("How many studies used random forest across all records found?", True),
+        ("Which methods are used most among all the works retrieved?", True),
+        ("What is the median sample size over every record identified?", True),
+        ("How many studies used random forest?", False),
+        ("Which records were found to use random forest?", False),
+        ("What did all studies find about ozone?", False),
+    ],
+)
+def test_a_question_counts_across_all_records_found_only_when_it_says_so(question, everything):
+    assert asks_everything_found(question) is everything

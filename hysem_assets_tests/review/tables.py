@@ -2,7 +2,7 @@
 
 Works w1-w6; w1 has three records and w2 two (3 duplicates). w6 is retracted. Of the
 five sought, w3 and w4 have no PDF (no_oa_location, http_error), w5's PDF does not
-parse, so w1 and w2 are included.
+parse: all five are included, w1 and w2 from their full texts, w3-w5 from their abstracts.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import json
 import pandas as pd
 
 from hysem_assets.findings.schema import ABSTRACT, DECREASED, NO_DIFFERENCE
+from hysem_assets.screening.outcome import FULLTEXT_DECISION, FULLTEXT_REASON, INCLUDED, inclusion
 from hysem_assets_tests.findings_table import finding, findings_table
 
 WORKS = ["w1", "w2", "w3", "w4", "w5", "w6"]
@@ -40,12 +41,19 @@ def corpus() -> pd.DataFrame:
     )
 
 
-def screening(decisions: dict[str, tuple[str, str | None]] | None = None, ranked_out=()) -> pd.DataFrame:
+def screening(
+    decisions: dict[str, tuple[str, str | None]] | None = None,
+    ranked_out=(),
+    fulltext: dict[str, tuple[str, str | None]] | None = None,
+    works: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Nobody has screened yet and every work goes on, unless ``decisions`` (work -> decision,
-    reason) or ``ranked_out`` (undecided works held back by their rank) say otherwise."""
-    decisions = decisions or {}
+    reason), ``ranked_out`` (undecided works held back by their rank) or ``fulltext`` (work ->
+    full-text decision, reason) say otherwise; ``included`` as the screening asset computes it
+    over ``works`` (the corpus by default)."""
+    decisions, fulltext = decisions or {}, fulltext or {}
     decision = [decisions.get(w, ("undecided", None))[0] for w in WORKS]
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "cluster_id": WORKS,
             "decision": decision,
@@ -53,8 +61,12 @@ def screening(decisions: dict[str, tuple[str, str | None]] | None = None, ranked
             "proceeds": [
                 d == "included" or (d == "undecided" and w not in ranked_out) for w, d in zip(WORKS, decision)
             ],
+            FULLTEXT_DECISION: [fulltext.get(w, ("undecided", None))[0] for w in WORKS],
+            FULLTEXT_REASON: [fulltext.get(w, (None, None))[1] for w in WORKS],
         }
     )
+    table[INCLUDED] = inclusion(table, corpus() if works is None else works)
+    return table
 
 
 def pdfs() -> pd.DataFrame:

@@ -29,7 +29,7 @@ def store(corpus: pd.DataFrame) -> None:
     frames = {f"raw_metadata/{source}": frame for source, frame in tables.raw().items()}
     frames.update(
         deduped_corpus=corpus,
-        screening=tables.screening(),
+        screening=tables.screening({"w3": ("excluded", "wrong outcome")}),
         pdfs=tables.pdfs(),
         parsed_docs=tables.parsed(),
         library=tables.library(),
@@ -57,27 +57,31 @@ def run():
 
 
 def test_deliverables_from_stored_tables():
+    """w3 excluded by a reviewer: w1 and w2 are included from their full texts, w4 (no PDF) and w5 (PDF not
+    readable) from their abstracts."""
     store(tables.corpus())
     result = run()
     assert result.success
     [check] = result.get_asset_check_evaluations()
     assert check.check_name == RECONCILE_CHECK and check.passed
     flow = pd.read_parquet(asset_file("prisma_flow", QUERY))
-    assert dict(zip(flow["box"], flow["count"]))["included"] == 2
+    counts = dict(zip(flow["box"], flow["count"]))
+    assert (counts["included"], counts["included:abstract only"], counts["included_reports"]) == (4, 2, 2)
     folder = review_dir(QUERY)
     assert (folder / "prisma_flow.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert (folder / "prisma_flow.png").read_bytes().startswith(b"\x89PNG")
 
     evidence = pd.read_parquet(asset_file("evidence_table", QUERY))
-    assert evidence["cluster_id"].tolist() == ["w1", "w2"]
+    assert evidence["cluster_id"].tolist() == ["w1", "w2", "w4", "w5"]
+    assert evidence["text_source"].tolist() == ["full_text", "full_text", "abstract", "abstract"]
     assert evidence.loc[0, "outcomes"] == "stroke; heart failure" and evidence.loc[0, "sample_size"] == "4402"
     assert evidence.loc[0, "citation"] == "Doe, J. (w1). Study w1." and evidence.loc[0, "topic"] == "risk, cohort"
     sheet = load_workbook(folder / "evidence_table.xlsx").active
     header = [cell.value for cell in sheet[1]]
     assert header[:4] == ["cluster_id", "citation", "year", "title"] and "study_design" in header
-    assert sheet.max_row == 3 and sheet.freeze_panes == "A2" and sheet["A1"].font.bold
+    assert sheet.max_row == 5 and sheet.freeze_panes == "A2" and sheet["A1"].font.bold
     assert sheet["B2"].alignment.wrap_text and sheet.column_dimensions["B"].width > 10
-    assert pd.read_csv(folder / "evidence_table.csv")["cluster_id"].tolist() == ["w1", "w2"]
+    assert pd.read_csv(folder / "evidence_table.csv")["cluster_id"].tolist() == ["w1", "w2", "w4", "w5"]
 
     workbook = load_workbook(folder / "evidence_table.xlsx")
     assert workbook.sheetnames == ["Evidence", "Findings"]
@@ -103,7 +107,7 @@ def test_deliverables_from_stored_tables():
     written = CliRunner().invoke(main, ["report", "--query", QUERY, "-o", str(report)])
     assert written.exit_code == 0, written.output
     html = report.read_text(encoding="utf-8")
-    assert "<svg" in html and "Studies included in review (n = 2)" in html and "Doe, J. (w1). Study w1." in html
+    assert "<svg" in html and "Studies included in review (n = 4)" in html and "Doe, J. (w1). Study w1." in html
     # the flow, the evidence, the pooled and the unpooled findings, and what the update changed with its flow:
     # tables, not Markdown
     page = Page(html)

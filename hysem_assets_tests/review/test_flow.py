@@ -4,14 +4,8 @@ import pandas as pd
 
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
-from hysem_assets.review.flow import (
-    NOTICE_REASONS,
-    FlowInputs,
-    included_works,
-    prisma_counts,
-    reconcile,
-    screening_out_of_step,
-)
+from hysem_assets.review.flow import FlowInputs, prisma_counts, reconcile, screening_out_of_step
+from hysem_assets.screening.outcome import NOTICE_REASONS, included_ids
 
 from . import tables
 
@@ -27,10 +21,23 @@ def test_every_box_counts_its_records():
         "duplicates_removed": 3, "automation_excluded": 0, "screened": 6, "screened:ranking": 6,
         "excluded": 1, "excluded:retracted": 1,
         "sought": 5, "not_retrieved": 2, "not_retrieved:http_error": 1, "not_retrieved:no_oa_location": 1,
-        "assessed": 3, "not_parsed": 1, "not_parsed:no text layer": 1, "included": 2, "included:ranking": 2,
+        "assessed": 3, "not_parsed": 1, "not_parsed:no text layer": 1, "fulltext_excluded": 0,
+        "included": 5, "included:full text": 2, "included:abstract only": 3, "included_reports": 2,
     }  # fmt: skip
     assert reconcile(flow()) == []
-    assert included_works(tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed()) == ["w1", "w2"]
+    assert included_ids(tables.screening()) == ["w1", "w2", "w3", "w4", "w5"]
+
+
+def test_a_report_excluded_at_full_text_leaves_the_included_studies_with_its_reason():
+    """w1's full text is assessed and excluded: PRISMA's "reports excluded, with reasons" counts it, and the
+    studies included are the screening table's included set, which no longer holds it."""
+    screening = tables.screening(fulltext={"w1": ("excluded", "wrong comparator")})
+    inputs = FlowInputs(tables.raw(), tables.corpus(), screening, tables.pdfs(), tables.parsed())
+    counts = dict(zip(prisma_counts(inputs)["box"], prisma_counts(inputs)["count"]))
+    assert counts["fulltext_excluded"] == counts["fulltext_excluded:wrong comparator"] == 1
+    assert counts["included"] == len(included_ids(screening)) == 4 and counts["included_reports"] == 1
+    assert reconcile(prisma_counts(inputs)) == []
+    assert "Reports excluded (n = 1)" in draw_flow(prisma_counts(inputs)).svg
 
 
 def test_a_tampered_table_does_not_reconcile():
@@ -72,8 +79,8 @@ def test_screening_decisions_fill_the_screening_boxes():
         "excluded": 2, "excluded:wrong outcome": 1, "excluded:retracted": 1,
         "sought": 3,
     }  # fmt: skip
-    assert reconcile(flow) == [] and counts["included"] == counts["included:ranking"] == 2
-    assert included_works(tables.corpus(), screening, pdfs, tables.parsed()) == ["w1", "w2"]
+    assert reconcile(flow) == [] and counts["included"] == 3 and counts["included_reports"] == 2
+    assert included_ids(screening) == ["w1", "w2", "w4"]
     assert screening_out_of_step(screening, pdfs) is None
     stale = screening_out_of_step(screening, tables.pdfs())  # pdfs made before w3 was excluded and w5 ranked out
     assert stale.startswith("pdfs is older than screening: it holds 2 work(s)")
@@ -91,7 +98,9 @@ def test_the_diagram_renders_every_box_as_text():
         "PubMed (n = 4)",
         "Records screened (n = 6)",
         "no open-access copy (n = 1)",
-        "Studies included in review (n = 2)",
+        "Studies included in review (n = 5)",
+        "abstract only (n = 3)",
+        "Reports of included studies (n = 2)",
     ):
         assert text in diagram.svg, text
 
@@ -105,13 +114,7 @@ def test_a_query_that_matched_nothing_has_a_flow_of_zeros_and_no_studies():
     assert empty.dtypes.to_dict() == flow().dtypes.to_dict()
     assert "Studies included in review (n = 0)" in draw_flow(empty, title="nothing").svg
     library, extracted, topics = tables.library(), tables.extracted(), tables.topics()
-    none = evidence_table(
-        included_works(corpus, tables.screening().iloc[:0], pdfs, parsed),
-        corpus,
-        library[:0],
-        extracted[:0],
-        topics[:0],
-    )
+    none = evidence_table(included_ids(tables.screening().iloc[:0]), corpus, library[:0], extracted[:0], topics[:0])
     filled = evidence_table(["w1", "w2"], tables.corpus(), library, extracted, topics)
     assert len(none) == 0 and none.dtypes.to_dict() == filled.dtypes.to_dict()
 
@@ -119,9 +122,10 @@ def test_a_query_that_matched_nothing_has_a_flow_of_zeros_and_no_studies():
 def test_an_erratum_is_no_study_its_paper_is_counted_once():
     corpus = tables.corpus()
     corpus.loc[corpus["cluster_id"] == "w2", "title"] = "Erratum: Study w1"  # w2 corrects w1
-    inputs = FlowInputs(tables.raw(), corpus, tables.screening(), tables.pdfs(), tables.parsed())
+    screening = tables.screening(works=corpus)
+    inputs = FlowInputs(tables.raw(), corpus, screening, tables.pdfs(), tables.parsed())
     counts = dict(zip(prisma_counts(inputs)["box"], prisma_counts(inputs)["count"]))
     erratum = NOTICE_REASONS["erratum"]
     assert counts["excluded"] == 2 and counts[f"excluded:{erratum}"] == 1 and counts["excluded:retracted"] == 1
-    assert included_works(corpus, tables.screening(), tables.pdfs(), tables.parsed()) == ["w1"]
-    assert counts["included"] == 1 and reconcile(prisma_counts(inputs)) == []
+    assert included_ids(screening) == ["w1", "w3", "w4", "w5"]
+    assert counts["included"] == 4 and reconcile(prisma_counts(inputs)) == []

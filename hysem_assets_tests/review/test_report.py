@@ -11,14 +11,24 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
 from hysem_assets.qa.charts import ranking_chart
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table
-from hysem_assets.review.flow import FlowInputs, included_works, prisma_counts
-from hysem_assets.review.report import NO_SYNTHESES, ReviewReport, answers_from_table, render_html, render_markdown
+from hysem_assets.review.flow import FlowInputs, prisma_counts
+from hysem_assets.review.report import (
+    NO_SYNTHESES,
+    ReviewReport,
+    answers_from_table,
+    render_html,
+    render_markdown,
+    reviewer_agreement,
+)
 from hysem_assets.review.syntheses import synthesize
 from hysem_assets.review.updates import history_frame, review_state, update_row
+from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
+from hysem_assets.screening.outcome import included_ids
 from hysem_assets_tests.ui.server import ARTIFACTS
 
 from . import tables
@@ -30,7 +40,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 def review() -> ReviewReport:
     flow = prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed()))
     diagram = draw_flow(flow, title="PRISMA 2020 flow: test")
-    included = included_works(tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed())
+    included = included_ids(tables.screening())
     evidence = evidence_table(included, tables.corpus(), tables.library(), tables.extracted(), tables.topics())
     claim = {"text": "Cohorts agree.", "citations": [{"FullCitation": "Doe, J. (w1). Study w1."}]}
     answers = pd.DataFrame(
@@ -84,7 +94,7 @@ def test_every_table_of_the_page_is_a_table_and_long_evidence_folds():
     )
     updates = history_frame([update_row(None, state, number=1, search="every record", searched_through="2026-01-05")])
     long = " ".join(["A cohort of 4,402 adults <b>followed</b> for a decade"] * 4)
-    evidence = base.evidence.assign(outcomes=[long, "stroke"])
+    evidence = base.evidence.assign(outcomes=[long, *["stroke"] * (len(base.evidence) - 1)])
     answer = answers_from_table(
         pd.DataFrame({"markdown": ["| design | studies |\n|---|---|\n| cohort | 2 |"], "json": [json.dumps({})]})
     )
@@ -117,7 +127,7 @@ def test_the_syntheses_show_each_pooled_result_with_its_forest_plot_and_the_rest
 def test_markdown_inlines_the_diagram_and_tables():
     markdown = render_markdown(review())
     assert "![PRISMA 2020 flow diagram](data:image/png;base64," in markdown
-    assert re.search(r"\|\s*Studies included in review\s*\|\s*2\s*\|", markdown)
+    assert re.search(r"\|\s*Studies included in review\s*\|\s*5\s*\|", markdown)
     assert re.search(r"\|\s*w1\s*\|\s*Doe, J. \(w1\). Study w1.\s*\|", markdown)
     assert "References:\n\n1. Doe, J. (w1). Study w1." in markdown
 
@@ -138,9 +148,30 @@ def test_the_report_opens_in_chromium(tmp_path: Path):
             diagram = page.locator("figure svg")
             diagram.wait_for()
             assert diagram.bounding_box()["height"] > 300
-            page.get_by_text("Studies included in review (n = 2)").first.wait_for()
-            assert page.locator("#evidence + div table tbody tr").count() == 2
+            page.get_by_text("Studies included in review (n = 5)").first.wait_for()
+            assert page.locator("#evidence + div table tbody tr").count() == len(review().evidence) == 5
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=ARTIFACTS / "review-report.png", full_page=True)
         finally:
             browser.close()
+
+
+def test_the_report_states_the_two_reviewers_agreement_per_stage():
+    """Ann and Bo decided four records at title and abstract (one disagreement): the report gives the kappa
+    scikit-learn computes on their decisions; no full-text line, as nobody decided at full text."""
+    ann = {"w1": "included", "w2": "excluded", "w3": "included", "w4": "excluded"}
+    bo = {"w1": "included", "w2": "excluded", "w3": "excluded", "w4": "excluded"}
+    DecisionLog(decisions_path("q")).append(
+        Decision(work, action, "other" if action == "excluded" else None, reviewer=who)
+        for who, decided in (("Ann", ann), ("Bo", bo))
+        for work, action in decided.items()
+    )
+    agreement = reviewer_agreement("q")
+    kappa = round(cohen_kappa_score([ann[w] for w in ann], [bo[w] for w in ann]), 4)
+    assert list(agreement) == ["title and abstract"]
+    assert (
+        f"Cohen's kappa {kappa} between Ann and Bo over the 4 records both decided" in agreement["title and abstract"]
+    )
+    markdown = render_markdown(replace(review(), agreement=agreement))
+    assert f"Reviewer agreement, title and abstract: Cohen's kappa {kappa}" in markdown
+    assert f"Cohen's kappa {kappa}" in render_html(replace(review(), agreement=agreement))
