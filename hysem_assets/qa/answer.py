@@ -478,9 +478,10 @@ async def _synthesis(question: str, filters: Filters, engine: QAEngine, route: R
     if engine.findings is None:
         return None, {"question": asked.as_json(), "refused": findings_missing(retriever.query)}
     include = retriever.settings.include_retracted
-    findings = engine.findings
+    findings, over = engine.findings, ""
     if retriever.graph is not None:  # without a graph store, the findings table is all there is
         findings = findings[findings["cluster_id"].astype(str).isin(counted_over(engine, filters))]
+        over = f"{included_works(engine, filters)} {filters.counted_over}"
     found = answer_synthesis(
         asked,
         findings,
@@ -489,6 +490,7 @@ async def _synthesis(question: str, filters: Filters, engine: QAEngine, route: R
         _chunks_by_work(retriever.chunks.values()),
         charts_dir(retriever.query),
         include_retracted=include,
+        over=over,
     )
     info = {"findings_read": len(engine.findings), **found.as_json()}
     retracted = retraction_report(found.retracted, retriever.library, include)

@@ -167,15 +167,17 @@ def _order(question: EffectQuestion) -> list[str]:
     return sorted(DIRECTIONS, key=lambda d: d != question.direction) + [REVIEWS]
 
 
-def _verdict(question: EffectQuestion, groups: Sequence[Group]) -> str:
-    """The studies of each direction group (the asked direction first), then what else the table holds."""
+def _verdict(question: EffectQuestion, groups: Sequence[Group], over: str = "") -> str:
+    """The studies of each direction group (the asked direction first), then what else the table holds;
+    ``over`` names the works they were drawn from ("34 included studies"), when known."""
     counted = {group.key: len(group.studies) for group in groups}
     (first, *rest) = [(counted.get(d, 0), FOUND[d]) for d in _order(question) if d != REVIEWS]
     parts = [f"{_studies(first[0]) if first[0] else 'no study'} found {first[1]}"]
     parts += [f"{count or 'none'} {said}" for count, said in rest]
     primary = [group for group in groups if group.key != REVIEWS]
     studies = {c for group in primary for c in group.studies}
-    text = f"Of {_studies(len(studies))} reporting {question.describe()}, {', '.join(parts)}."
+    among = f" (of {over})" if over else ""
+    text = f"Of {_studies(len(studies))} reporting {question.describe()}{among}, {', '.join(parts)}."
     if split := sum(sum(c in group.studies for group in primary) > 1 for c in studies):
         text += f" {_studies(split)} reported comparisons that went different ways and count in each of their groups."
     if reviews := counted.get(REVIEWS):
@@ -350,14 +352,15 @@ def side_by_side_text(comparison: tuple[str, str, str], studies: Sequence[poolin
     return f"{_comparison_words(comparison)}, not pooled ({reason}): {shown}."
 
 
-def synthesize(question: EffectQuestion, lines: Sequence[Line]) -> Synthesis:
-    """The table's groups and the verdict, both from ``lines``: the one place either is computed."""
+def synthesize(question: EffectQuestion, lines: Sequence[Line], over: str = "") -> Synthesis:
+    """The table's groups and the verdict, both from ``lines``: the one place either is computed; ``over`` names
+    the works the lines were drawn from."""
     groups = tuple(
         Group(key, members)
         for key in _order(question)
         if (members := tuple(line for line in lines if line.group == key))
     )
-    return Synthesis(question, groups, _verdict(question, groups))
+    return Synthesis(question, groups, _verdict(question, groups, over))
 
 
 def study_lines(
@@ -434,16 +437,18 @@ def answer_synthesis(
     charts: Path,
     *,
     include_retracted: bool = False,
+    over: str = "",
 ) -> Synthesis:
-    """The synthesis of ``findings`` (the partition's table) for ``question``: retracted works left out unless
-    ``include_retracted``; forest plots written under ``charts``."""
+    """The synthesis of ``findings`` (the partition's table, or the works counted ``over``, named so: "34
+    included studies") for ``question``: retracted works left out unless ``include_retracted``; forest plots
+    written under ``charts``."""
     rows = matching_findings(findings, question, matchers)
     reported = rows[rows["outcome_match"].notna()]
     retracted = sorted({c for c in reported["cluster_id"].astype(str) if c in library and library[c].retracted})
     if retracted and not include_retracted:
         reported = reported[~reported["cluster_id"].astype(str).isin(retracted)]
     lines, shown = study_lines(reported, library, chunks)
-    synthesis = synthesize(question, lines)
+    synthesis = synthesize(question, lines, over)
     pooled, not_pooled, plots = pooled_results(lines, shown, charts) if lines else ([], [], [])
     others = rows[rows["outcome_match"].isna()]
     return replace(

@@ -195,7 +195,9 @@ def test_the_verdicts_counts_are_the_studies_of_the_tables_groups(engine):
     tabled = {group["group"]: {line["cluster_id"] for line in group["lines"]} for group in found["groups"]}
     assert verdict_counts(found["verdict"]) == {d: len(tabled.get(d, ())) for d in FOUND}
     assert verdict_counts(found["verdict"]) == {INCREASED: 2, DECREASED: 0, NO_DIFFERENCE: 1}
-    assert found["verdict"].startswith("Of 3 studies reporting ozone on heart failure, 2 studies found a significant")
+    assert found["verdict"].startswith(
+        "Of 3 studies reporting ozone on heart failure (of 6 included studies), 2 studies found a significant"
+    )  # the partition's six works are all included
     for group in found["groups"]:  # each table says how many studies it holds, as the verdict counts them
         assert f"**{group['label']}** ({len(tabled[group['group']])} stud" in answer["markdown"]
     assert found["verdict"] in answer["markdown"] and answer["unresolved_citations"] == 0
