@@ -217,11 +217,17 @@ def test_the_page_served_beyond_loopback_works_from_its_token_url(browser, isola
         server.stop()
 
 
+def settled(page) -> None:
+    """Wait until the page has shown the server's answer: it takes no key while a request is in flight."""
+    page.wait_for_function("() => !busy")
+
+
 def as_reviewer(page, name: str) -> None:
     """Type ``name`` in the page's name field; the page then shows that reviewer's next record."""
     page.fill("#reviewer", name)
     with page.expect_response(re.compile(r"/api/state\?reviewer=")):
         page.press("#reviewer", "Enter")
+    settled(page)
 
 
 def vote(page, key: str, *then: str) -> str:
@@ -231,6 +237,7 @@ def vote(page, key: str, *then: str) -> str:
     with page.expect_response(re.compile(r"/api/decide")):
         for pressed in (key, *then):
             page.keyboard.press(pressed)
+    settled(page)
     return record
 
 
@@ -244,6 +251,7 @@ def test_two_reviewers_conflict_is_listed_resolved_and_their_kappa_shown(browser
     ann.fill("#note-text", "dose unclear")
     with ann.expect_response(re.compile(r"/api/decide")):
         ann.click("#maybe")  # with a note, kept with the decision
+    settled(ann)
     assert vote(bo, "i") in DecisionLog(decisions_path(SAMPLE)).current()  # maybe and included agree
     with bo.expect_response(re.compile(r"/api/undo")):
         bo.keyboard.press("u")  # Bo takes back his own latest vote, not Ann's
