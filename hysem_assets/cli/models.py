@@ -19,52 +19,60 @@ def train() -> None:
     """Rebuild the models hysem ships from labelled data."""
 
 
+def _training_options(folder: str, contents: str, model: str):
+    """``--data`` (the labelled ``folder`` of realdata, holding ``contents``) and ``-o`` (default: ``model``)."""
+
+    def options(command):
+        command = click.option(
+            "-o",
+            "--output",
+            type=click.Path(file_okay=False, path_type=Path),
+            help=f"Where to write the model (default: the package's {model}).",
+        )(command)
+        return click.option(
+            "--data",
+            type=click.Path(exists=True, file_okay=False, path_type=Path),
+            default=_REALDATA / folder,
+            show_default=True,
+            help=f"Folder with {contents}.",
+        )(command)
+
+    return options
+
+
+def _rebuild(build, model_dir: Path, data: Path, output: Path | None) -> None:
+    """Run a model's ``build`` on ``data`` into ``output`` (else ``model_dir``), its progress on stderr, and name
+    the sha256 of each file its card records (one model file, or one per part)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    card = build(data, output or model_dir, progress=lambda line: click.echo(line, err=True))
+    digests = card["sha256"] if isinstance(card["sha256"], dict) else {"model": card["sha256"]}  # one file or parts
+    click.echo(f"wrote {output or model_dir} (sha256 {', '.join(f'{p} {d[:12]}' for p, d in digests.items())})")
+
+
 @train.command("tagger")
-@click.option(
-    "--data",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=_REALDATA / "pico_ebmnlp",
-    show_default=True,
-    help="Folder with crowd_960.conll and interventions_1978.conll (EBM-NLP).",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Where to write the model (default: the package's pico/model, which extraction loads).",
+@_training_options(
+    "pico_ebmnlp", "crowd_960.conll and interventions_1978.conll (EBM-NLP)", "pico/model, which extraction loads"
 )
 def train_tagger(data: Path, output: Path | None) -> None:
     """Train the participants / interventions / outcomes span tagger (CPU, fixed seed, about 45 minutes)."""
     from hysem_assets.pico.build import build
     from hysem_assets.pico.tagger import MODEL_DIR
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    card = build(data, output or MODEL_DIR, progress=lambda line: click.echo(line, err=True))
-    click.echo(f"wrote {output or MODEL_DIR} (sha256 {card['sha256'][:12]})")
+    _rebuild(build, MODEL_DIR, data, output)
 
 
 @train.command("findings")
-@click.option(
-    "--data",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=_REALDATA / "evidence_inference",
-    show_default=True,
-    help="Folder with prompts.csv, annotations.csv and txt/ (Evidence Inference).",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Where to write the model (default: the package's findings/model, which the findings asset loads).",
+@_training_options(
+    "evidence_inference",
+    "prompts.csv, annotations.csv and txt/ (Evidence Inference)",
+    "findings/model, which the findings asset loads",
 )
 def train_findings(data: Path, output: Path | None) -> None:
     """Train the findings model: evidence sentence and direction of a comparison (CPU, fixed seed, about an hour)."""
     from hysem_assets.findings.build import build
     from hysem_assets.findings.classifier import MODEL_DIR
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    card = build(data, output or MODEL_DIR, progress=lambda line: click.echo(line, err=True))
-    click.echo(f"wrote {output or MODEL_DIR} (sha256 {card['sha256'][:12]})")
+    _rebuild(build, MODEL_DIR, data, output)
 
 
 @click.command("eval-retrieval")
