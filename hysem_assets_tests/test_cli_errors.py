@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from hysem_assets.cli import SAMPLE_QUERY, main
+from hysem_assets.cli.models import rebuild_model
 from hysem_assets_tests.paths import HYSEM
 
 
@@ -215,3 +216,14 @@ def test_a_full_home_is_one_line(config: Path):
     line = one_error_line(result.stderr)
     assert line.startswith("Error: disk full: ") and "point HYSEM_HOME at a folder on another disk" in line
     assert b"full1" not in (config / "queries.yaml").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("digest", "said"),
+    [("a" * 64, "sha256 model aaaaaaaaaaaa"), ({"evidence": "b" * 64, "direction": "c" * 64},
+                                               "sha256 evidence bbbbbbbbbbbb, direction cccccccccccc")],
+)  # fmt: skip
+def test_a_rebuilt_model_names_the_hash_of_each_of_its_files(digest, said, tmp_path, capsys):
+    """A one-file model (the span tagger) and a model of parts (the findings model) both name what they wrote."""
+    rebuild_model(lambda data, folder, progress: {"sha256": digest}, tmp_path, tmp_path / "data", None)
+    assert capsys.readouterr().out == f"wrote {tmp_path} ({said})\n"

@@ -40,7 +40,7 @@ def _training_options(folder: str, contents: str, model: str):
     return options
 
 
-def _rebuild(build, model_dir: Path, data: Path, output: Path | None) -> None:
+def rebuild_model(build, model_dir: Path, data: Path, output: Path | None) -> None:
     """Run a model's ``build`` on ``data`` into ``output`` (else ``model_dir``), its progress on stderr, and name
     the sha256 of each file its card records (one model file, or one per part)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -58,7 +58,7 @@ def train_tagger(data: Path, output: Path | None) -> None:
     from hysem_assets.pico.build import build
     from hysem_assets.pico.tagger import MODEL_DIR
 
-    _rebuild(build, MODEL_DIR, data, output)
+    rebuild_model(build, MODEL_DIR, data, output)
 
 
 @train.command("findings")
@@ -72,7 +72,7 @@ def train_findings(data: Path, output: Path | None) -> None:
     from hysem_assets.findings.build import build
     from hysem_assets.findings.classifier import MODEL_DIR
 
-    _rebuild(build, MODEL_DIR, data, output)
+    rebuild_model(build, MODEL_DIR, data, output)
 
 
 @click.command("eval-retrieval")
