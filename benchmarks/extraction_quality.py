@@ -49,10 +49,10 @@ def abstract_text(abstract: str | dict[str, str] | None) -> str:
 
 
 def sample_documents(texts: Path | None) -> list[Document]:
-    """Title and abstract of every sample article, or its parsed full text from ``texts``."""
+    """Title and abstract of every sample article the searches find, or its parsed full text from ``texts``."""
     articles = yaml.safe_load((SAMPLE / "articles.yaml").read_text(encoding="utf-8"))["articles"]
     documents = []
-    for article in articles:
+    for article in (article for article in articles if not article.get("cited_only")):
         full_text = texts / f"{article['id']}.md" if texts else None
         if full_text and full_text.is_file():
             text = full_text.read_text(encoding="utf-8")

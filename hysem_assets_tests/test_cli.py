@@ -108,7 +108,7 @@ def test_dedupe_explain_prints_the_evidence_and_rejects_unknown_ids():
     result = CliRunner().invoke(main, ["dedupe", str(source), "--explain", "rec-08", "rec-09"])
     assert result.exit_code == 0, result.output
     assert "'rec-08' and 'rec-09': not merged" in result.output
-    assert "because issues differ (12, 13)" in result.output and "evidence against: pages -6, issue -6" in result.output
+    assert "because -1 points, 8 needed" in result.output and "evidence against: pages -6, issue -6" in result.output
     unknown = CliRunner().invoke(main, ["dedupe", str(source), "--explain", "rec-08", "nope"])
     assert unknown.exit_code == 1 and "No record with ID 'nope'" in unknown.output
     neither = CliRunner().invoke(main, ["dedupe", str(source)])

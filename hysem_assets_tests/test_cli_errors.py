@@ -60,7 +60,7 @@ def in_namespace(mount: str, *args: str) -> subprocess.CompletedProcess:
 def test_query_add_validates_every_field_in_one_place(config: Path):
     before = (config / "queries.yaml").read_bytes()
     cases = {
-        ("--sources", ""): "sources: no sources; name at least one of pubmed, openalex, scopus",
+        ("--sources", ""): "sources: no sources; name at least one, or leave `sources` out for the default ones",
         ("--sources", "pubmed,openalex,pubmed"): "sources: sources ['pubmed'] are listed more than once",
         ("--sources", "pubmed,arxiv"): "unknown sources ['arxiv']",
         ("--mailto", "me at example"): "mailto 'me at example' is not an e-mail address",

@@ -29,6 +29,7 @@ from hysem_assets.qa.synthesis import FOUND
 from hysem_assets.review.report import render_markdown, stored_report
 from hysem_assets.screening.decisions import Decision, DecisionLog, decisions_path
 from hysem_assets.settings.environment import asset_file
+from hysem_assets.sources.registry import record_sources
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, compare, work_id
 from hysem_assets_tests.aggregations import (
     canonical_terms_of,
@@ -46,9 +47,7 @@ SLUG = "statins-dementia"
 HARVEST = PROJECT_ROOT / "hysem_assets" / "snapshots" / "statins_dementia" / "harvest.yaml"
 #: The assets up to the vector index, then those the graph adds.
 INDEXED = (
-    "raw_metadata/pubmed",
-    "raw_metadata/openalex",
-    "raw_metadata/scopus",
+    *(f"raw_metadata/{source}" for source in record_sources()),
     "deduped_corpus",
     "screening",
     "pdfs",

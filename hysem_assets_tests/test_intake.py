@@ -11,6 +11,7 @@ from hysem_assets.definitions import defs
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.sensors import added_query_sensor
 from hysem_assets.settings.queries import QueryError, load_queries, new_query_spec
+from hysem_assets.sources.registry import query_sources
 
 
 def _add(instance: DagsterInstance, **fields):
@@ -36,7 +37,7 @@ def test_a_launchpad_query_is_appended_registered_and_its_graph_requested(config
         result = _add(
             instance,
             text="Ozone & Heart Failure",
-            pubmed='ozone[tiab] AND "heart failure"[tiab]',
+            per_source={"pubmed": 'ozone[tiab] AND "heart failure"[tiab]'},
             sources=["pubmed", "openalex"],
             date_to="2024-12-31",
         )
@@ -78,5 +79,7 @@ def test_a_bad_launchpad_query_fails_with_the_reason_and_changes_nothing(config:
 
 def test_the_spec_builder_shared_with_the_cli_names_the_problem() -> None:
     assert new_query_spec("Air pollution: ML!").slug == "air-pollution-ml"
-    with pytest.raises(QueryError, match=r"Query 'x' is invalid: sources: .*unknown sources \['embase'\]"):
-        new_query_spec("t", slug="x", sources=["embase"])
+    with pytest.raises(QueryError, match=r"query 'x' \(.*\): unknown sources \['embase'\]; choose from"):
+        query_sources(new_query_spec("t", slug="x", sources=["embase"]))
+    with pytest.raises(QueryError, match=r"Query 'x' is invalid: sources: source names \['Embase'\] must be"):
+        new_query_spec("t", slug="x", sources=["Embase"])

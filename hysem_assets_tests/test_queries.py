@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from hysem_assets.settings.queries import QueryError, QuerySpec, append_query, get_query, load_queries, slugify
+from hysem_assets.sources.registry import query_sources
 from hysem_assets_tests.paths import PROJECT_ROOT
 
 
@@ -66,12 +67,13 @@ def test_duplicate_slug_is_refused_and_file_untouched(tmp_path: Path):
 def test_invalid_entry_names_file_and_query(tmp_path: Path):
     path = tmp_path / "queries.yaml"
     path.write_text(
-        "queries:\n  - slug: ok-one\n    query: a\n  - slug: bad\n    query: a\n    sources: [pubmed, arxiv]\n"
+        "queries:\n  - slug: ok-one\n    query: a\n  - slug: bad\n    query: a\n    sources: [pubmed, ArXiv]\n"
     )
-    with pytest.raises(
-        QueryError, match=r"queries.yaml:4: query 'bad' is invalid: sources: unknown sources \['arxiv'\]"
-    ):
+    with pytest.raises(QueryError, match=r"queries.yaml:4: query 'bad' is invalid: sources: source names \['ArXiv'\]"):
         load_queries(path)
+    path.write_text("queries:\n  - slug: bad\n    query: a\n    sources: [pubmed, arxiv]\n")
+    with pytest.raises(QueryError, match=r"query 'bad' \(.*queries.yaml\): unknown sources \['arxiv'\]; choose from"):
+        query_sources(load_queries(path)["bad"])
 
 
 def test_unknown_slug_lists_declared_ones(tmp_path: Path):

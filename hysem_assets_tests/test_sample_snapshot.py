@@ -18,7 +18,7 @@ from hysem_assets.settings.queries import load_queries
 
 SAMPLE = default_snapshot_dir()
 ROOT = Path(__file__).resolve().parents[1]
-GENERATED_FOLDERS = ("pubmed", "openalex", "scopus", "crossref", "unpaywall")
+GENERATED_FOLDERS = ("pubmed", "openalex", "scopus", "europepmc", "crossref", "unpaywall")
 
 
 def load(relative: str):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Render the bundled sample snapshot from ``hysem_assets/sample/articles.yaml``.
 
-The snapshot imitates what PubMed, OpenAlex, Scopus, Crossref and Unpaywall return for the
+The snapshot imitates what PubMed, OpenAlex, Scopus, Europe PMC, Crossref and Unpaywall return for the
 sample query, so that the production clients run unchanged against the local mirror and the
 later stages (deduplication, enrichment, PDFs) meet realistic disagreements between sources.
 Every value, identifiers and dates included, is derived from the YAML, so re-running the
@@ -309,8 +309,11 @@ class Sample:
         institutions = {key: {"key": key, **value} for key, value in data["institutions"].items()}
         self.people = {key: self._person(key, value, institutions) for key, value in data["people"].items()}
         self.journals = {key: {"key": key, **value} for key, value in data["journals"].items()}
-        self.works = [self._work(article) for article in data["articles"]]
-        self.by_id = {work["id"]: work for work in self.works}
+        works = [self._work(article) for article in data["articles"]]
+        self.works = [work for work in works if not work.get("cited_only")]
+        #: Works reached only through citations (``cited_only``): kept out of every search and the truth's works.
+        self.cited_only = [work for work in works if work.get("cited_only")]
+        self.by_id = {work["id"]: work for work in works}
         self._check()
 
     @staticmethod
@@ -345,7 +348,12 @@ class Sample:
     def _check(self) -> None:
         """Fail loudly on the mistakes a hand-edited YAML invites."""
         seen: set[tuple[str, str]] = set()
-        for work in self.works:
+        for work in self.works + self.cited_only:
+            if work.get("cited_only") and (set(work["sources"]) != {"openalex"} or work.get("oa") or work["relations"]):
+                raise ValueError(f"{work['id']}: a cited_only work is an OpenAlex record only, without oa or relations")
+            for target in work.get("cites", []):
+                if target not in self.by_id or "openalex" not in self.by_id[target]["sources"]:
+                    raise ValueError(f"{work['id']}: cites {target}, which is not an OpenAlex work of the file")
             for source, spec in work["sources"].items():
                 key = (source, str(spec["id"]))
                 if source not in SOURCES or key in seen:
@@ -359,7 +367,7 @@ class Sample:
                 if target and self.by_id[target]["relations"].get(backward) != work["id"]:
                     raise ValueError(f"{work['id']}: {forward} {target} lacks {backward} {work['id']}")
             self._check_oa(work)
-        if len(self.by_id) != len(self.works):
+        if len(self.by_id) != len(self.works) + len(self.cited_only):
             raise ValueError("duplicate work ids")
 
     @staticmethod
@@ -870,21 +878,24 @@ def counts_by_year(work: dict[str, Any]) -> list[dict[str, int]]:
 
 
 def referenced_works(work: dict[str, Any], sample: Sample) -> list[str]:
-    """Cite up to three earlier sample works so the citation graph is not empty.
+    """Cite up to three earlier sample works so the citation graph is not empty, plus the works in ``cites``.
 
-    A retraction notice cites just the retracted article.
+    A retraction notice cites just the retracted article; a ``cited_only`` work just its ``cites``.
     """
     retracted = work["relations"].get("retraction-for")
     if retracted:
         target = sample.by_id[retracted]["sources"].get("openalex")
         return [f"https://openalex.org/{target['id']}"] if target else []
+    named = {f"https://openalex.org/{sample.source_id(target, 'openalex')}" for target in work.get("cites", [])}
+    if work.get("cited_only"):
+        return sorted(named)
     earlier = [
         other
         for other in sample.works
         if "openalex" in other["sources"] and as_date(other["published"]) < as_date(work["published"])
     ]
     earlier.sort(key=lambda other: digits(work["id"] + other["id"], 6))
-    return sorted(f"https://openalex.org/{other['sources']['openalex']['id']}" for other in earlier[:3])
+    return sorted(named | {f"https://openalex.org/{other['sources']['openalex']['id']}" for other in earlier[:3]})
 
 
 TOPIC = {
@@ -999,6 +1010,13 @@ def render_openalex(sample: Sample) -> list[dict[str, Any]]:
     """OpenAlex works ordered as a relevance-sorted search would roughly return them."""
     works = [openalex_work(record, sample) for record in sample.records("openalex")]
     return sorted(works, key=lambda w: (-w["cited_by_count"], w["id"]))
+
+
+def render_cited_only(sample: Sample) -> dict[str, str]:
+    """The ``cited_only`` works, where the mirror serves them to identifier and ``cites:`` filters only."""
+    records = [sample.record(work, "openalex") for work in sample.cited_only]
+    works = sorted((openalex_work(record, sample) for record in records if record), key=lambda w: w["id"])
+    return {"openalex/lookup_only.json": json_text(works)} if works else {}
 
 
 # ----------------------------------------------------------------------------- Scopus
@@ -1534,7 +1552,170 @@ def render_truth(sample: Sample) -> dict[str, Any]:
         "retracted_dois": sorted(work["doi"] for work in sample.works if "has-retraction" in work["relations"]),
         "pdf_status": dict(sorted((w["doi"], expected_pdf_status(w)) for w in sample.works if w.get("doi"))),
         "works": works,
+        **({"cited_only_works": [cited_only_truth(w, sample) for w in sample.cited_only]} if sample.cited_only else {}),
     }
+
+
+def cited_only_truth(work: dict[str, Any], sample: Sample) -> dict[str, Any]:
+    """A work no search finds, with the works it cites and the works citing it (ids of this file)."""
+    return {
+        "id": work["id"],
+        "kind": work["kind"],
+        "title": plain(work["title"]),
+        "doi": work.get("doi"),
+        "year": work["published"][0],
+        "records": [truth_record(record) for record in [sample.record(work, "openalex")] if record],
+        "cites": sorted(work.get("cites", [])),
+        "cited_by": sorted(other["id"] for other in sample.by_id.values() if work["id"] in other.get("cites", [])),
+    }
+
+
+# ----------------------------------------------------------------------------- Europe PMC
+
+
+def europepmc_abstract(work: dict[str, Any]) -> str | None:
+    """Europe PMC's abstractText: labelled sections as ``<h4>Label</h4>text``, inline markup kept."""
+    parts = sections(work.get("abstract"))
+    return "".join(f"<h4>{label.title()}</h4>{text}" if label else text for label, text in parts) or None
+
+
+def europepmc_authors(authors: list[Author]) -> tuple[str, list[dict[str, Any]]]:
+    """authorString ("Family GI, ...") and authorList, as Europe PMC copies them from PubMed (affiliations left out)."""
+    listed: list[dict[str, Any]] = []
+    for author in authors:
+        if author.collective:
+            listed.append({"collectiveName": author.collective})
+            continue
+        entry = {
+            "fullName": f"{author.family} {initials(author.given or '')}".strip(),
+            "firstName": author.given,
+            "lastName": author.family,
+            "initials": initials(author.given or ""),
+        }
+        if author.orcid:
+            entry["authorId"] = {"type": "ORCID", "value": author.orcid}
+        listed.append(entry)
+    names = [entry.get("collectiveName") or entry["fullName"] for entry in listed]
+    return (", ".join(names) + "." if names else ""), listed
+
+
+def europepmc_links(record: Record) -> list[dict[str, str]]:
+    """The DOI link (Europe PMC marks it subscription-only), plus the mirror's PMC copies of an open article."""
+    work = record.work
+    links = []
+    if record.doi:
+        links.append(
+            {
+                "availability": "Subscription required",
+                "availabilityCode": "S",
+                "documentStyle": "doi",
+                "site": "DOI",
+                "url": f"https://doi.org/{record.doi}",
+            }
+        )
+    if record.pmc and is_open(work):
+        styles = [("html", f"{record.pmc}.html")]
+        if work["oa"].get("repository_pdf"):
+            styles.append(("pdf", f"{record.pmc}.pdf"))
+        for style, name in styles:
+            links.append(
+                {
+                    "availability": "Open access",
+                    "availabilityCode": "OA",
+                    "documentStyle": style,
+                    "site": "Europe_PMC",
+                    "url": f"{MIRROR}/files/{name}",
+                }
+            )
+    return links
+
+
+def europepmc_result(record: Record, sample: Sample) -> dict[str, Any]:
+    """The core search result of a PubMed record (source MED): Europe PMC copies the citation from PubMed.
+
+    It created the record on the day it entered PubMed (the Entrez date the efetch history
+    shows) and first indexed it a day later, as the real service does.
+    """
+    work = record.work
+    journal = work["journal"]
+    entered = as_date(work["epub"] or work["published"])
+    printed = as_date(work["published"])
+    book_revised = printed + dt.timedelta(days=180)  # the Bookshelf record's DateRevised
+    author_string, author_list = europepmc_authors(work["authors"])
+    result: dict[str, Any] = {"id": record.source_id, "source": "MED", "pmid": record.source_id}
+    if record.pmc:
+        result.update(pmcid=record.pmc, fullTextIdList={"fullTextId": [record.pmc]})
+    if record.doi:
+        result["doi"] = record.doi.lower()
+    result["title"] = pubmed_title(work)
+    if author_list:
+        result.update(authorString=author_string, authorList={"author": author_list})
+    if work["kind"] == "book-chapter":
+        result["bookOrReportDetails"] = {"publisher": journal["publisher"], "yearOfPublication": work["published"][0]}
+    else:
+        info: dict[str, Any] = {"issue": work.get("issue"), "volume": work.get("volume")}
+        info = {key: value for key, value in info.items() if value}
+        year, month, _ = work["published"]
+        info.update(
+            dateOfPublication=f"{year} {MONTHS[month - 1]}" if month else str(year),
+            yearOfPublication=work["published"][0],
+            printPublicationDate=printed.isoformat(),
+            journal={
+                "title": journal["nlm_title"],
+                "medlineAbbreviation": journal["iso"],
+                "isoabbreviation": journal["iso"],
+                "nlmid": journal["nlm_id"],
+                **({"issn": journal["issn"]} if journal.get("issn") else {}),
+                **({"essn": journal["eissn"]} if journal.get("eissn") else {}),
+            },
+        )
+        result["journalInfo"] = info
+    result["pubYear"] = str(work["published"][0])
+    first, last = split_pages(work.get("pages"))
+    if first:
+        result["pageInfo"] = f"{first}-{last}" if last else first
+    if abstract := europepmc_abstract(work):
+        result["abstractText"] = abstract
+    result.update(
+        language=work["language"],
+        pubModel="Print-Electronic" if work["epub"] else "Print",
+        pubTypeList={"pubType": list(pubmed_types(work))},
+    )
+    if work.get("mesh"):
+        major = set(work["mesh"][:2])
+        result["meshHeadingList"] = {
+            "meshHeading": [
+                {"majorTopic_YN": "Y" if term in major else "N", "descriptorName": term}
+                for term in sorted(work["mesh"])
+            ]
+        }
+    if work.get("keywords"):
+        result["keywordList"] = {"keyword": list(work["keywords"])}
+    if links := europepmc_links(record):
+        result["fullTextUrlList"] = {"fullTextUrl": links}
+    in_pmc = "Y" if record.pmc else "N"
+    result.update(
+        isOpenAccess="Y" if record.pmc and is_open(work) else "N",
+        inEPMC=in_pmc,
+        inPMC=in_pmc,
+        hasPDF="Y" if record.pmc and is_open(work) and work["oa"].get("repository_pdf") else "N",
+        hasBook="Y" if work["kind"] == "book-chapter" else "N",
+        citedByCount=0,
+        hasReferences=in_pmc,
+        dateOfCreation=entered.isoformat(),
+        firstIndexDate=(entered + dt.timedelta(days=1)).isoformat(),
+        dateOfRevision=(book_revised if work["kind"] == "book-chapter" else pubmed_revised(work, sample)).isoformat(),
+        firstPublicationDate=min(entered, printed).isoformat(),
+    )
+    if work["epub"]:
+        result["electronicPublicationDate"] = entered.isoformat()
+    return result
+
+
+def render_europepmc(sample: Sample) -> dict[str, str]:
+    """Europe PMC core results for every work PubMed holds (same PMIDs and PMCIDs), newest PMIDs first."""
+    records = sorted(sample.records("pubmed"), key=lambda r: int(r.source_id), reverse=True)
+    return {"europepmc/works.json": json_text([europepmc_result(record, sample) for record in records])}
 
 
 # ----------------------------------------------------------------------------- output
@@ -1550,8 +1731,10 @@ def render(sample: Sample) -> dict[str, str]:
         "truth.json": json_text(render_truth(sample)),
         "pubmed/efetch.xml": render_pubmed(sample),
         "openalex/works.json": json_text(render_openalex(sample)),
+        **render_cited_only(sample),
         "scopus/entries.json": json_text(render_scopus(sample)),
         "crossref/works.json": json_text(render_crossref(sample)),
+        **render_europepmc(sample),
     }
     for name, body in render_unpaywall(sample).items():
         files[f"unpaywall/{name}"] = json_text(body)

@@ -18,3 +18,13 @@ with warnings.catch_warnings():
             *(PandasColumn.exists(column) for column in CORE_COLUMNS if column not in ("source", "source_id")),
         ],
     )
+    #: Imported exports hold several sources, two of which may give one record the same id (a PMID).
+    ImportedMetadataFrame = create_dagster_pandas_dataframe_type(
+        name="ImportedMetadataFrame",
+        description="One row per imported record: the normalized core columns plus the record as the file held it.",
+        columns=[
+            PandasColumn.exists("source", non_nullable=True),
+            PandasColumn.exists("source_id", non_nullable=True),
+            *(PandasColumn.exists(column) for column in CORE_COLUMNS if column not in ("source", "source_id")),
+        ],
+    )

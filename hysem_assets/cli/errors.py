@@ -30,6 +30,8 @@ _PLAIN = (
     "DamagedAssetError",
     "AttachmentError",
     "OutdatedScreening",
+    "ImportRefused",
+    "ExportError",
 )
 _READ_ONLY = ("readonly database", "read-only file system", "unable to open database file", "permission denied")
 _FULL = ("database or disk is full", "no space left on device")

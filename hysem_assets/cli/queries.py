@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -15,8 +16,18 @@ from hysem_assets.settings.protocols import (
     load_protocol,
     load_protocols,
 )
-from hysem_assets.settings.queries import METADATA_SOURCES, QueryError, load_queries, new_query_spec
+from hysem_assets.settings.queries import QueryError, get_query, load_queries, new_query_spec
+from hysem_assets.sources.registry import Kind, default_searched, of_kind, query_sources, searched
 from hysem_assets.stores.graph_schema import SchemaError, graph_schema
+
+
+def source_text_options(command):
+    """``--pubmed``, ``--openalex``, ...: one option per searched source of the registry, for its own syntax."""
+    for entry in reversed(of_kind(Kind.SEARCH)):
+        command = click.option(
+            f"--{entry.name}", f"{entry.name}_text", help=f"{entry.label} syntax, when it differs from TEXT."
+        )(command)
+    return command
 
 
 @click.group()
@@ -28,10 +39,8 @@ def query() -> None:
 @click.argument("text", required=False)
 @click.option("--slug", help="Partition key; derived from the title or text when omitted.")
 @click.option("--title", default="", help="Human-readable name.")
-@click.option("--pubmed", "pubmed_text", help="PubMed syntax, when it differs from TEXT.")
-@click.option("--openalex", "openalex_text", help="OpenAlex search text, when it differs from TEXT.")
-@click.option("--scopus", "scopus_text", help="Scopus syntax, when it differs from TEXT.")
-@click.option("--sources", default=",".join(METADATA_SOURCES), show_default=True, help="Comma-separated sources.")
+@source_text_options
+@click.option("--sources", default=",".join(default_searched()), show_default=True, help="Comma-separated sources.")
 @click.option("--from", "date_from", type=click.DateTime(["%Y-%m-%d"]), help="First publication date.")
 @click.option("--to", "date_to", type=click.DateTime(["%Y-%m-%d"]), help="Last publication date.")
 @click.option("--max-records", type=int, default=10_000, show_default=True, help="Cap per source.")
@@ -41,21 +50,23 @@ def query() -> None:
     "--schedule",
     help="A living review: daily, weekly, monthly or a cron string (UTC); each tick searches for what is new.",
 )
-def query_add(text, slug, title, pubmed_text, openalex_text, scopus_text, sources, date_from, date_to, **options):
+def query_add(text, slug, title, sources, date_from, date_to, **options):
     """Append a query to config/queries.yaml and register its partition."""
     from hysem_assets.runs.launch import declare_query
 
+    per_source = {name: options.pop(f"{name}_text") for name in searched()}
     try:
         spec = new_query_spec(
             text,
             slug=slug,
             title=title,
             sources=[s.strip() for s in sources.split(",") if s.strip()],
-            per_source={"pubmed": pubmed_text, "openalex": openalex_text, "scopus": scopus_text},
+            per_source=per_source,
             date_from=day(date_from),
             date_to=day(date_to),
             **options,
         )
+        query_sources(spec)
     except QueryError as exc:
         raise click.UsageError(str(exc)) from exc
     contact = environment.mailto(spec.mailto)  # a bad HYSEM_MAILTO stops here, before anything is written
@@ -77,15 +88,37 @@ def query_list(as_json: bool) -> None:
         return
     for spec in specs.values():
         dates = f"{spec.date_from or '…'} to {spec.date_to or '…'}"
-        title = spec.title or spec.text_for(spec.sources[0])[:60]
+        title = spec.title or spec.texts()[0][:60]
         columns = [
             spec.slug,
             spec.protocol or DEFAULT_PROTOCOL,
-            ", ".join(spec.sources),
+            ", ".join(spec.sources or default_searched()),
             dates,
             spec.schedule or "once",
         ]
         click.echo("\t".join([*columns, title]))
+
+
+@query.command("import")
+@click.option("--query", "slug", required=True, help="The query (partition) the records join.")
+@click.option("--source", help="Source name the records are counted under (e.g. embase); default: the file's name.")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def query_import(slug: str, source: str | None, path: Path) -> None:
+    """Import a database export (RIS, NBIB/MEDLINE, Web of Science, CSV) as a source of a query's records."""
+    from hysem_assets.acquisition.imports import import_export
+
+    get_query(slug)
+    outcome = import_export(slug, path, source)
+    entry = outcome.entry
+    if not outcome.new:
+        click.echo(f"{path.name} was imported as {entry.source!r} on {entry.imported}; nothing changed.")
+        return
+    for warning in outcome.read.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    click.echo(
+        f"Read {entry.records:,} records from {path.name} as {entry.format} ({entry.encoding}); imported as source "
+        f"{entry.source!r} into {slug!r}. Run `hysem materialize --query {slug}` to take them in."
+    )
 
 
 @click.group()

@@ -30,6 +30,7 @@ CORE_COLUMNS: tuple[str, ...] = (
     "notice_of",  # what a notice is about: "erratum:pmid:N", "retraction:doi:D", "; "-separated (PubMed, Crossref)
     "language",  # ISO 639 code as the source gives it
     "pmid",
+    "pmcid",  # PubMed Central id, "PMC1234567" (the key of a JATS full text)
     "openalex_id",  # "W123..." without the URL prefix
     "oa_url",  # best open-access URL the source knows of
     "raw",  # the untouched source record (JSON text, or XML text for PubMed)

@@ -79,20 +79,22 @@ def class_words(words: set[str], classes: Mapping[str, frozenset[str]] = CONTRAS
     return found
 
 
-def contrasting_words(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+def contrasting_words(a: tuple[str, ...], b: tuple[str, ...], subtitles: bool = True) -> str | None:
     """The population, stage, design or negation words on which two titles differ
     ("adults" against "children", "protocol" against nothing), as "a | b"; None when
     they agree.
 
     A word found in one title only counts unless the shorter title is the longer
-    one's opening (a dropped subtitle), whose extra words describe the same study.
+    one's opening (a dropped subtitle), whose extra words describe the same study;
+    with ``subtitles`` False (records of different years) a subtitle's words count
+    too: "...: updated results" a year later is the study's next report.
     """
     only_a, only_b = set(a) - set(b), set(b) - set(a)
     words_a, words_b = class_words(only_a), class_words(only_b)
     if not words_a and not words_b:
         return None
     shorter, longer = sorted((a, b), key=len)
-    if longer[: len(shorter)] == shorter:
+    if subtitles and longer[: len(shorter)] == shorter:
         return None
     extra_a = sorted(set().union(*words_a.values())) if words_a else []
     extra_b = sorted(set().union(*words_b.values())) if words_b else []
@@ -115,12 +117,49 @@ def title_letters(title_words: tuple[str, ...]) -> frozenset[str]:
 
 # -- place of publication -----------------------------------------------------------------
 
+#: "S1", "S 2", "S-3": a supplement's number written where the issue or volume goes.
+_SUPPLEMENT_NUMBER = re.compile(r"^\W*s\W?\d+\W*$")
+#: Supplement or abstract markers in an export's volume, issue or journal field
+#: ("Suppl. 1", "Supplement_1", "15_suppl", "Meeting Abstracts", "Abstract Book").
+_SUPPLEMENT_FIELD = re.compile(r"\bsup(?:p|pl|ple|plement)?\b|suppl|\babstracts?\b|\bs\W?\d+\b")
+#: A meeting named in the journal field (Embase's "Blood. Conference: <meeting>").
+_MEETING_VENUE = re.compile(r"\b(?:conference|congress|meeting|symposium|workshop)\b")
+#: Pages of a supplement ("S123") or of an abstract ("Abstract 12", "Abstract no. P-3"); an
+#: "A" page may be an article number (BMJ's "a1754") and says nothing.
+_SUPPLEMENT_PAGES = re.compile(r"^\W*(?:s\d|abstr|abs\b)")
+#: Annotations databases add to an abstract's title ("[Abstract]", "(meeting abstract)").
+_ABSTRACT_TITLE = re.compile(r"[\[(]\s*(?:meeting |conference )?abstract\s*[\])]\W*$")
+#: Item types of meeting abstracts and conference papers in RIS, EndNote, Embase and
+#: Web of Science exports.
+_ABSTRACT_TYPES = re.compile(r"abst|conference|proceeding|meeting|congress|\bconf\b|\bcpaper\b|poster")
+
+
+def looks_like_supplement(title: Any, volume: Any, issue: Any, pages: Any, journal: Any, item_type: Any) -> bool:
+    """Whether a record reads as a conference abstract or a supplement item: its item
+    type, a supplement in its volume, issue or journal, a meeting as its journal,
+    supplement or abstract pages ("S123", "Abstract 12"), or an "[Abstract]"
+    annotation on its title.
+
+    Databases export such items each their own way (the supplement as volume, issue or
+    neither; printed page, abstract number or no page), so that their volume, issue and
+    pages may disagree for one abstract (see ``hysem_assets.dedup.match``).
+    """
+    venue = fold(text_or_empty(journal))
+    place = " | ".join((fold(text_or_empty(volume)), fold(text_or_empty(issue)), venue))
+    if _SUPPLEMENT_FIELD.search(place) or _MEETING_VENUE.search(venue):
+        return True
+    if _ABSTRACT_TYPES.search(fold(text_or_empty(item_type))) or _SUPPLEMENT_PAGES.match(fold(text_or_empty(pages))):
+        return True
+    tail = text_or_empty(title)[-40:]  # the annotation ends the title
+    return ("]" in tail or ")" in tail) and bool(_ABSTRACT_TITLE.search(fold(tail)))
+
 
 def normalize_issue(value: Any) -> str | None:
     """The issue number as digits ("3" for "3", "03", "No. 3", "3 (Pt 2)"); a range
-    ("1-2") keeps both ends; supplements and words give None (not comparable)."""
+    ("1-2") keeps both ends; supplements ("Suppl 1", "S1") and words give None (not
+    comparable)."""
     text = fold(text_or_empty(value))
-    if not text or "sup" in text:
+    if not text or "sup" in text or _SUPPLEMENT_NUMBER.match(text):
         return None
     match = re.match(r"^\D{0,4}?(\d+)(?:\s*[-/]\s*(\d+))?", text)
     if not match:
@@ -165,6 +204,21 @@ def pages_overlap(a: str | None, b: str | None) -> bool:
     """Two numeric page ranges that share a page (a typo in one end: "945-948" and "948-961")."""
     span_a, span_b = _page_span(a), _page_span(b)
     return bool(span_a and span_b and span_a[0] <= span_b[1] and span_b[0] <= span_a[1])
+
+
+#: Most pages a conference abstract fills in a printed supplement (one, or two where it
+#: runs over a page break); a longer range is an article.
+ABSTRACT_PAGES = 2
+
+
+_SUPPLEMENT_RANGE = re.compile(r"^s?(\d+)-s?(\d+)$")
+
+
+def abstract_sized(page_range: str | None) -> bool:
+    """Whether a page range could hold one abstract: no range ("288-297", "S33-38")
+    longer than ``ABSTRACT_PAGES`` (a lone page, an abstract number and no page all could)."""
+    match = _SUPPLEMENT_RANGE.match(page_range or "")
+    return match is None or int(match.group(2)) - int(match.group(1)) < ABSTRACT_PAGES
 
 
 def online_first(page_range: str | None) -> bool:

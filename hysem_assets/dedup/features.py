@@ -19,6 +19,7 @@ from hysem_assets.core.identifiers import doi_work_key, normalize_pmid, strip_op
 from hysem_assets.dedup.distinctions import (
     is_recurring_title,
     looks_like_record_numbers,
+    looks_like_supplement,
     normalize_issue,
     title_letters,
     venue_years,
@@ -43,6 +44,9 @@ from hysem_assets.dedup.normalize import (
 
 #: Authors read per record.
 COMPARED_AUTHORS = 12
+#: Titles of at least this many words are specific: printed in two issues of one year,
+#: such a title is one article placed differently by two databases, not a series.
+SPECIFIC_TITLE_WORDS = 7
 #: Surnames this long may differ by a mangled letter and still agree.
 FUZZY_SURNAME_CHARS = 6
 FUZZY_SURNAME_SIMILARITY = 0.85
@@ -90,7 +94,8 @@ class RecordFeatures:
     versions of a bilingual title; ``title_sizes`` are their word counts and
     ``title_words`` the words of the first. ``recurring`` marks a title that names a
     recurring item ("Editorial", or one title printed in several volumes of the
-    input). ``doi_work`` is the DOI without version suffix.
+    input). ``supplement`` marks a conference abstract or supplement item (see
+    ``looks_like_supplement``). ``doi_work`` is the DOI without version suffix.
     """
 
     title_keys: tuple[str, ...]
@@ -110,6 +115,7 @@ class RecordFeatures:
     journal: tuple[str, ...]
     venue_years: frozenset[int]
     kind: str
+    supplement: bool
     doi_work: str | None
     pmid: str | None
     openalex_id: str | None
@@ -146,8 +152,15 @@ def _authors(names: Any, first_author: Any) -> tuple[Author, ...]:
 
 def _mark_recurring(features: list[RecordFeatures]) -> list[RecordFeatures]:
     """Mark titles that the input itself shows printed in several volumes or issues:
-    whatever the words, such a title names a series of items."""
+    whatever the words, such a title names a series of items.
+
+    A specific title (``SPECIFIC_TITLE_WORDS`` or more) in several places of one
+    year is no series: two databases placed one article differently (a conference
+    abstract's supplement as volume, issue or neither). A series of such titles runs
+    over the years ("Highlights of the annual meeting of ...")."""
     places: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    years: dict[str, set[int | None]] = defaultdict(set)
+    specific: dict[str, bool] = {}
     for record in features:
         if record.title_key:
             places[record.title_key].update(
@@ -155,10 +168,13 @@ def _mark_recurring(features: list[RecordFeatures]) -> list[RecordFeatures]:
                 for field, value in (("volume", record.volume), ("issue", record.issue))
                 if value is not None
             )
+            years[record.title_key].add(record.year)
+            specific[record.title_key] = len(record.title_words) >= SPECIFIC_TITLE_WORDS
     series = {
         key
         for key, seen in places.items()
         if any(sum(field == name for field, _ in seen) > 1 for name in ("volume", "issue"))
+        and not (specific[key] and len(years[key]) == 1)
     }
     return [replace(record, recurring=True) if record.title_key in series else record for record in features]
 
@@ -219,6 +235,7 @@ def record_features(frame: pd.DataFrame) -> list[RecordFeatures]:
                 journal=venue,
                 venue_years=venue_years(venue),
                 kind=venue_kind(venue, item_type),
+                supplement=looks_like_supplement(title, volume, issue, pages, journal, item_type),
                 doi_work=doi_work_key(_identifier_text(doi)),
                 pmid=normalize_pmid(_identifier_text(pmid)),
                 openalex_id=strip_openalex_id(_identifier_text(oa)),

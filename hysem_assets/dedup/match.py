@@ -7,7 +7,9 @@ study from a review, so some differences end the comparison outright, because th
 mean different records whatever else agrees:
 
 - a notice (erratum, comment, reply) against its paper;
-- a conference paper or preprint against a journal article;
+- a conference paper or preprint against a journal article; an abstract in a
+  journal's supplement against a record of that journal printed over more pages
+  than an abstract fills (the full article of the same title);
 - different DOIs;
 - years more than one apart; a year apart for conference papers of different
   venues, and for any two records printed on different pages;
@@ -17,6 +19,14 @@ mean different records whatever else agrees:
   "hepatitis B"/"hepatitis C"), unless the pages agree (then it is a typo);
 - a population, stage or design word in one title and not the other ("adults" /
   "children", "protocol" / results).
+
+Conference abstracts are the exception to the place conflicts: each database exports
+a supplement its own way (the supplement as volume, as issue or not at all; the
+printed page, the abstract number or no page), so volume, issue and pages of one
+abstract disagree between databases. For a record that reads as an abstract or a
+supplement item, a place conflict is no evidence when everything a database copies
+verbatim agrees: a near-identical long title, the first author, the year and the
+journal (see ``_supplement_shift``).
 
 Short and recurring titles ("Editorial", "Introduction to the special issue", or a
 title the input shows in several volumes) identify nothing by themselves: they need
@@ -34,6 +44,7 @@ from functools import partial
 from rapidfuzz.distance import Indel
 
 from hysem_assets.dedup.distinctions import (
+    abstract_sized,
     contrasting_words,
     issues_conflict,
     online_first,
@@ -57,6 +68,8 @@ _SUBTITLE_POINTS = 4
 _PLACE_CONFLICT_POINTS = -6
 #: Titles of at least this many words may outweigh a place conflict (see ``compare``).
 LONG_TITLE_WORDS = 7
+#: Lowest title similarity for an abstract whose place differs (see ``_supplement_shift``).
+SUPPLEMENT_TITLE_SIMILARITY = 0.97
 #: Fields that together locate an article without its title.
 _LOCATOR = ("author", "year", "journal", "volume", "pages")
 
@@ -142,6 +155,56 @@ def _year_like(volume: str) -> bool:
     return volume.isdigit() and 1900 <= int(volume) <= 2100
 
 
+def _supplement_shift(a: RecordFeatures, b: RecordFeatures, similarity: float, words: int) -> bool:
+    """One conference abstract or supplement item that two databases placed differently.
+
+    Embase, Web of Science and the publishers' records give a supplement as volume,
+    as issue or not at all, and an abstract's page as printed page, abstract number or
+    nothing: their volume, issue and pages may disagree. What they copy verbatim must
+    then agree: a long title (``LONG_TITLE_WORDS``) that is no recurring one, nearly
+    identical (``SUPPLEMENT_TITLE_SIMILARITY``), the first author, the year and the
+    journal, and one of the two must read as an abstract or supplement item, and
+    neither may span more pages than an abstract (``abstract_sized``): the abstract
+    and the journal's full article of one title stay apart. Another abstract of the
+    same group at one meeting differs in its title's numbers or study words
+    (``_title_veto`` still applies); an encore at another meeting in another journal.
+    """
+    return (
+        (a.supplement or b.supplement)
+        and abstract_sized(a.page_range)
+        and abstract_sized(b.page_range)
+        and similarity >= SUPPLEMENT_TITLE_SIMILARITY
+        and words >= LONG_TITLE_WORDS
+        and not (a.recurring or b.recurring)
+        and a.year is not None
+        and a.year == b.year
+        and bool(a.authors and b.authors and a.authors[0].same_as(b.authors[0]))
+        and bool(a.journal and b.journal and journals_agree(a.journal, b.journal))
+    )
+
+
+def _abstract_veto(a: RecordFeatures, b: RecordFeatures) -> str | None:
+    """An abstract in a journal's supplement against a record of that journal printed
+    over more pages than an abstract fills: the full article of the same title, a
+    distinct record for a review. A supplement item that is itself longer (a paper in
+    a supplement issue), records on one first page (its "S" dropped by one database)
+    and proceedings listings (a conference paper and its series' pages) are exempt;
+    across venues the kinds and journals decide (``_veto``)."""
+    for abstract, other in ((a, b), (b, a)):
+        if (
+            abstract.supplement
+            and abstract_sized(abstract.page_range)
+            and not other.supplement
+            and other.kind != "conference"
+            and not abstract_sized(other.page_range)
+            and journals_agree(a.journal, b.journal)
+            and not same_page(a.page, b.page)
+            and not pages_overlap(a.page_range, b.page_range)
+        ):
+            return f"a conference abstract against an article on pages {other.page_range}"
+    return None
+
+
 def _place_veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str | None:
     """Printed in another volume, or in another issue or page range: another item of
     the journal (its recurring "Editorial"). Only a long, non-recurring title may
@@ -174,14 +237,16 @@ def _veto(a: RecordFeatures, b: RecordFeatures, long_title: bool) -> str | None:
 
 def _title_veto(a: RecordFeatures, b: RecordFeatures, evidence: dict[str, int]) -> str | None:
     """Close titles whose differing words name another study or another part; on the
-    same pages they are one article whose title was typed or translated differently."""
+    same pages they are one article whose title was typed or translated differently.
+    A subtitle's study words ("updated results") count on a record of another year."""
     if evidence.get("pages", 0) > 0:
         return None
     if a.numbers != b.numbers:
         return f"numbers in the titles differ ({' '.join(sorted(a.numbers)) or '-'} | {' '.join(sorted(b.numbers)) or '-'})"
     if a.letters and b.letters and a.letters != b.letters:
         return f"letters in the titles differ ({' '.join(sorted(a.letters))} | {' '.join(sorted(b.letters))})"
-    words = contrasting_words(a.title_words, b.title_words)
+    other_year = a.year is not None and b.year is not None and a.year != b.year
+    words = contrasting_words(a.title_words, b.title_words, subtitles=not other_year)
     return f"title words differ ({words})" if words else None
 
 
@@ -194,8 +259,21 @@ def _author_overlap(a: RecordFeatures, b: RecordFeatures) -> float:
     return found / len(shorter.authors)
 
 
-def _field_evidence(a: RecordFeatures, b: RecordFeatures) -> list[tuple[str, int]]:
-    """(field, points) for every field both records have."""
+def same_page(a: str | None, b: str | None) -> bool:
+    """Equal first pages, also when one database drops the "S" of a supplement page
+    ("S123" and "123")."""
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    shorter, longer = sorted((a, b), key=len)
+    return shorter.isdigit() and longer[0] == "s" and longer[1:] == shorter
+
+
+def _field_evidence(a: RecordFeatures, b: RecordFeatures, shifted: bool = False) -> list[tuple[str, int]]:
+    """(field, points) for every field both records have; with ``shifted`` (one
+    abstract placed differently, see ``_supplement_shift``) another volume, issue or
+    page counts as nothing."""
     evidence: list[tuple[str, int]] = []
     if a.year is not None and b.year is not None:
         evidence.append(("year", 1 if a.year == b.year else -2))
@@ -203,18 +281,19 @@ def _field_evidence(a: RecordFeatures, b: RecordFeatures) -> list[tuple[str, int
         evidence.append(("author", 2 if a.authors[0].same_as(b.authors[0]) else -5))
         if min(len(a.authors), len(b.authors)) > 1 and _author_overlap(a, b) >= 0.5:
             evidence.append(("authors", 1))
-    if a.page and b.page and a.page == b.page:
+    if same_page(a.page, b.page):
         evidence.append(("pages", 2))
-    elif pages_conflict(a.page_range, b.page_range):
-        evidence.append(("pages", _PLACE_CONFLICT_POINTS))
-    elif a.page and b.page and "1" not in (a.page, b.page) and not pages_overlap(a.page_range, b.page_range):
-        evidence.append(("pages", -3))  # article number against pages; online-first versions start at 1
+    elif not shifted:
+        if pages_conflict(a.page_range, b.page_range):
+            evidence.append(("pages", _PLACE_CONFLICT_POINTS))
+        elif a.page and b.page and "1" not in (a.page, b.page) and not pages_overlap(a.page_range, b.page_range):
+            evidence.append(("pages", -3))  # article number against pages; online-first versions start at 1
     if a.volume and b.volume and a.volume == b.volume:
         evidence.append(("volume", 1))
     if a.issue and b.issue:
         if a.issue == b.issue:
             evidence.append(("issue", 1))
-        elif issues_conflict(a.issue, b.issue):
+        elif issues_conflict(a.issue, b.issue) and not shifted:
             evidence.append(("issue", _PLACE_CONFLICT_POINTS))
     if a.journal and b.journal:
         # Proceedings go by many names (acronym, series, full title): a weaker contradiction.
@@ -250,7 +329,8 @@ def compare(a: RecordFeatures, b: RecordFeatures) -> Assessment:
     """Whether two records are duplicates, with the evidence for and against."""
     similarity, words = title_similarity(a, b)
     title = _title_points(a, b, similarity, words)
-    fields = _field_evidence(a, b)
+    shifted = _supplement_shift(a, b, similarity, words)
+    fields = _field_evidence(a, b, shifted)
     evidence = dict(fields)
     items = (("title", title),) * (title > 0) + tuple(fields)
     verdict = partial(Assessment, similarity=round(similarity, 4), evidence=items)
@@ -258,7 +338,8 @@ def compare(a: RecordFeatures, b: RecordFeatures) -> Assessment:
     long_title = title > 0 and words >= LONG_TITLE_WORDS
     veto = (
         _veto(a, b, long_title)
-        or _place_veto(a, b, long_title)
+        or _abstract_veto(a, b)
+        or (None if shifted else _place_veto(a, b, long_title))
         or ("another journal and other pages" if another_journal else None)
         or (_title_veto(a, b, evidence) if title > 0 else None)
     )
@@ -278,4 +359,6 @@ def compare(a: RecordFeatures, b: RecordFeatures) -> Assessment:
         kind = "recurring" if a.recurring or b.recurring else "short"
         return verdict(False, f"a {kind} title needs first author, year and place of publication to agree")
     agreed = [field for field, value in items if value > 0]
-    return verdict(True, f"{points} points, {THRESHOLD} needed", rule="+".join(agreed))
+    placed = shifted and _place_veto(a, b, long_title=False) is not None
+    reason = f"{points} points, {THRESHOLD} needed" + ("; one abstract, placed differently" * placed)
+    return verdict(True, reason, rule="+".join(agreed) + "+supplement" * placed)

@@ -94,14 +94,15 @@ def _links_by_cluster(clusters: ClusterResult, record_ids: list[str], cluster_id
 def merge_clusters(
     frame: pd.DataFrame,
     clusters: ClusterResult,
-    authority: Sequence[str] = ("pubmed", "scopus", "openalex"),
+    authority: Sequence[str] = (),
 ) -> pd.DataFrame:
     """One row per cluster: ``cluster_id``, ``record_ids``, ``sources``, the canonical
     value of every core column, ``provenance`` (field -> record_id it came from) and
     ``merge_evidence`` (the links that merged the cluster's records; empty for one record).
 
     ``frame`` needs ``record_id``; ``clusters`` must come from ``cluster_records`` on
-    the same rows. Every record id appears in exactly one output row.
+    the same rows. Every record id appears in exactly one output row. ``authority`` names
+    sources most trusted first (the source registry's order); sources it leaves out come last.
     """
     if "record_id" not in frame.columns:
         raise ValueError("merge_clusters needs a 'record_id' column identifying each row")

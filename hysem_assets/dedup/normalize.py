@@ -273,6 +273,9 @@ def name_is_ordered(name: str) -> bool:
 # -- venue, volume, pages, year ----------------------------------------------------------
 
 _PARENTHETICAL = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+#: Embase writes a conference abstract's venue as "Blood. Conference: 58th Annual Meeting
+#: of the ASH. United States": the journal whose supplement printed it, then the meeting.
+_CONFERENCE_TAIL = re.compile(r"\.\s*conference\s*:.*$", re.DOTALL)
 _VENUE_STOPWORDS = frozenset("the of and in for on de d la le l der des du und fur et an".split())
 
 
@@ -281,7 +284,7 @@ def _journal_variants(text: str) -> tuple[str, ...]:
     text = _PARENTHETICAL.sub(" ", fold(strip_markup(text)))
     variants = []
     for part in text.split("="):
-        for piece in (part, re.split(r"[;:]", part, maxsplit=1)[0]):
+        for piece in (part, re.split(r"[;:]", part, maxsplit=1)[0], _CONFERENCE_TAIL.sub("", part)):
             words = [w for w in tokens(piece.replace("&", " and ")) if w not in _VENUE_STOPWORDS]
             if words:
                 variants.append(" ".join(words))
@@ -293,7 +296,8 @@ def normalize_journal(value: Any) -> tuple[str, ...]:
 
     PubMed writes "Ai zheng = Aizheng = Chinese journal of cancer" and "Stroke; a
     journal of cerebral circulation": each "=" alternative is a variant, and so is
-    the head before ";" or ":". Qualifiers such as "(Amsterdam, Netherlands)" or
+    the head before ";" or ":". Embase's "Blood. Conference: <meeting>" (an abstract
+    printed in the journal's supplement) also yields the journal, "blood". Qualifiers such as "(Amsterdam, Netherlands)" or
     "[Electronic Resource]", "The", "&"/"and" and punctuation do not count.
     """
     return _journal_variants(text_or_empty(value))
@@ -386,9 +390,17 @@ def venue_kind(journal: tuple[str, ...], item_type: Any) -> str:
     return "journal" if kind in _JOURNAL_TYPES else ""
 
 
+#: A supplement's label where the volume belongs ("Supplement 1", "Suppl. 2", "S1"):
+#: some exports of conference abstracts put it in the volume field.
+_SUPPLEMENT_VOLUME = re.compile(r"^\W*s(?:upp?l?\w*)?\W*\d*\W*$")
+
+
 def normalize_volume(value: Any) -> str | None:
-    """ "4 (1) (no pagination)" -> "4"; volumes without digits keep their folded words."""
+    """ "4 (1) (no pagination)" -> "4"; volumes without digits keep their folded words;
+    a supplement label alone ("Supplement 1") names no volume: None."""
     text = fold(text_or_empty(value))
+    if _SUPPLEMENT_VOLUME.match(text):
+        return None
     digits = re.search(r"\d+", text)
     if digits:
         return str(int(digits.group()))

@@ -29,19 +29,17 @@ from hysem_assets.core.progress import Progress
 from hysem_assets.core.records import records_frame
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.merge import merge_clusters
+from hysem_assets.defs.citations import citations
 from hysem_assets.defs.fetch_report import fatal_error, outcome_metadata, partial_summary
+from hysem_assets.defs.imported import imported
 from hysem_assets.defs.metadata import latest_metadata, table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import ReviewConfig, ScholarlyApis
 from hysem_assets.settings.environment import asset_file
-from hysem_assets.settings.queries import METADATA_SOURCES
+from hysem_assets.settings.queries import QueryError
+from hysem_assets.sources.registry import BY_NAME, LOOKUPS, query_sources, record_sources, searched
 from hysem_assets.stores.tables import DamagedAssetError, read_table
 
-DESCRIPTIONS = {
-    "pubmed": "PubMed records (NCBI E-utilities esearch + efetch XML), normalized core columns plus the raw XML.",
-    "openalex": "OpenAlex works (cursor-paged /works search), normalized core columns plus the raw JSON.",
-    "scopus": "Scopus Search API entries (needs SCOPUS_API_KEY; skipped without one), normalized plus raw JSON.",
-}
 FETCH_COMPLETE = "fetch_complete"
 FETCH_COMPLETE_DESCRIPTION = (
     "Every page or batch of the source arrived (after retries). A partial fetch blocks the assets "
@@ -71,7 +69,7 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
         key_prefix="raw_metadata",
         group_name="acquisition",
         partitions_def=queries_partitions,
-        description=DESCRIPTIONS[source],
+        description=BY_NAME[source].description,
         kinds={"python", "parquet"},
         dagster_type=RawMetadataFrame,
         check_specs=[AssetCheckSpec(FETCH_COMPLETE, asset=key, description=FETCH_COMPLETE_DESCRIPTION, blocking=True)],
@@ -84,8 +82,12 @@ def raw_metadata_asset(source: str) -> AssetsDefinition:
             as_of = parse_as_of(config.as_of)
         except ValueError as exc:
             raise Failure(description=f"raw_metadata/{source} for {spec.slug!r}: {exc}") from None
-        if source not in spec.sources:
-            message = f"{source} is not among this query's sources {spec.sources}"
+        try:
+            sources = query_sources(spec)
+        except QueryError as exc:
+            raise Failure(description=f"raw_metadata/{source}: {exc}") from None
+        if source not in sources:
+            message = f"{source} is not among this query's sources {sources}"
             context.log.info(message)
             frame = records_frame([])
             yield Output(
@@ -184,7 +186,8 @@ def _complete_rows(context: AssetExecutionContext, key: AssetKey) -> int | None:
     return int(metadata.get("dagster/row_count", 0))
 
 
-raw_metadata_assets = [raw_metadata_asset(source) for source in METADATA_SOURCES]
+#: Every ``raw_metadata`` asset: one per searched source, the imported exports and citation searching.
+raw_metadata_assets = [*(raw_metadata_asset(source) for source in searched()), imported, citations]
 
 
 CHECKS = {
@@ -192,7 +195,6 @@ CHECKS = {
     "cluster_ids_unique": "Cluster ids are unique across the corpus.",
     "one_doi_per_cluster": "No cluster merges records that carry two different DOIs.",
 }
-ENRICHMENT_SOURCES = ("crossref", "openalex")
 PREVIEW_COLUMNS = ["cluster_id", "sources", "doi", "year", "first_author", "title"]
 
 
@@ -213,7 +215,7 @@ def combine_raw(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     name="deduped_corpus",
     group_name="acquisition",
     partitions_def=queries_partitions,
-    ins={source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
+    ins={source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in record_sources()},
     check_specs=[
         AssetCheckSpec(name, asset="deduped_corpus", description=text, blocking=True) for name, text in CHECKS.items()
     ],
@@ -228,22 +230,20 @@ def deduped_corpus(
     config: CorpusConfig,
     scholarly_apis: ScholarlyApis,
     review_config: ReviewConfig,
-    pubmed: pd.DataFrame,
-    openalex: pd.DataFrame,
-    scopus: pd.DataFrame,
+    **raw_metadata: pd.DataFrame,
 ):
     started = time.monotonic()
-    raw = combine_raw({"pubmed": pubmed, "openalex": openalex, "scopus": scopus})
+    raw = combine_raw(raw_metadata)
     context.log.info(f"Clustering {len(raw):,} source records")
     clusters = cluster_records(raw)
-    corpus = merge_clusters(raw, clusters)
+    corpus = merge_clusters(raw, clusters, authority=record_sources())
     context.log.info(f"{len(raw):,} records -> {len(corpus):,} works ({len(raw) - len(corpus):,} duplicates merged)")
 
     lookups = []
     if config.enrich:
         spec = review_config.query(context.partition_key)
         dois = sorted(corpus["doi"].dropna().unique())
-        for source in ENRICHMENT_SOURCES:
+        for source in LOOKUPS:
             progress = Progress(context.log, f"enrich from {source}", unit="DOIs")
             try:
                 outcome = scholarly_apis.lookup(source, dois, spec, progress)

@@ -1,7 +1,9 @@
-"""Full-text stage assets: ``pdfs`` (attached PDFs, open-access downloads) and ``library`` (citations, Zotero)."""
+"""Full-text stage assets: ``pdfs`` (attached PDFs, JATS full texts, open-access downloads) and ``library``
+(citations, Zotero)."""
 
 import os
 import time
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +21,7 @@ from dagster import (
 from pydantic import Field
 
 from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
+from hysem_assets.core.filehash import file_sha256
 from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.core.progress import Progress
 from hysem_assets.dedup.notices import corrections
@@ -26,15 +29,16 @@ from hysem_assets.defs.metadata import table_preview
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.resources import PdfFetcher, ReviewConfig, ScholarlyApis
 from hysem_assets.fulltext.attach import ATTACHED, attachments, usable_attachments
-from hysem_assets.fulltext.outcome import STATUSES
-from hysem_assets.fulltext.pdfs import download_pdfs
+from hysem_assets.fulltext.outcome import STATUSES, is_jats
+from hysem_assets.fulltext.pdfs import JATS_FAILED, JATS_NOT_FOUND, download_pdfs
 from hysem_assets.fulltext.store import REUSED
 from hysem_assets.library.csl import render_citations, to_csl_item
 from hysem_assets.library.exports import write_exports
 from hysem_assets.library.table import library_table
 from hysem_assets.library.zotero import ZoteroLibrary, sync_library, with_zotero_fallback
 from hysem_assets.screening.outcome import screened_in
-from hysem_assets.settings.environment import MISSING_CONTACT, api_key, hysem_home, zotero_library
+from hysem_assets.settings.environment import MISSING_CONTACT, hysem_home, zotero_library
+from hysem_assets.sources.registry import api_key, full_text_sources
 from hysem_assets.stores.work_cache import WorkCache, WorkChanges, content_key, work_id
 
 
@@ -52,9 +56,17 @@ def record_outcomes(partition: str, table: pd.DataFrame) -> WorkChanges:
 
 
 def invalid_saved_files(table: pd.DataFrame) -> list[str]:
-    """Saved rows whose file is missing or not a complete PDF (the check behind ``every_pdf_is_valid``)."""
+    """Saved rows whose file is missing or not a complete PDF, or whose JATS full text changed since it was
+    fetched (the check behind ``every_pdf_is_valid``)."""
     saved = table[table["status"] == "saved"]
-    return [path for path in saved["path"] if not os.path.isfile(path) or structural_problem(Path(path))]
+    jats = is_jats(saved)
+    pdfs = [path for path in saved.loc[~jats, "path"] if not os.path.isfile(path) or structural_problem(Path(path))]
+    texts = [
+        path
+        for path, sha256 in zip(saved.loc[jats, "path"], saved.loc[jats, "sha256"])
+        if not os.path.isfile(path) or file_sha256(Path(path)) != sha256
+    ]
+    return pdfs + texts
 
 
 @asset(
@@ -66,16 +78,18 @@ def invalid_saved_files(table: pd.DataFrame) -> list[str]:
             "every_pdf_is_valid",
             asset="pdfs",
             blocking=True,
-            description="Every saved file exists and is a complete PDF.",
+            description="Every saved file exists and is a complete PDF (a JATS full text: unchanged since fetched).",
         )
     ],
     description=(
         "One row per work that screening lets through (see `screening`'s `proceeds`): the PDF the reviewer "
-        "attached (`hysem pdf attach`), else its open-access PDF from Unpaywall's locations (best first), streamed "
+        "attached (`hysem pdf attach`), else for a work with a PMCID its open-access JATS XML full text (Europe PMC, "
+        "profile key pdfs.jats_full_text; stored by PMCID hash as .xml, parsed with no PDF step), else its "
+        "open-access PDF from Unpaywall's locations (best first), streamed "
         "with a size cap and timeouts, checked (content type, %PDF- magic, structure) and stored by DOI hash; or the "
         "status and reason why there is none (no_oa_location, not_pdf, too_large, http_error, timeout, invalid_pdf). "
-        "`source` says where a saved file came from: attached, or the host it was downloaded from. "
-        "A PDF saved by an earlier run is reused while its file is unchanged."
+        "`source` says where a saved file came from: attached, jats, or the host it was downloaded from. "
+        "A file saved by an earlier run is reused while it is unchanged."
     ),
     kinds={"python", "parquet", "pdf"},
 )
@@ -88,7 +102,8 @@ def pdfs(
     screening: pd.DataFrame,
 ):
     spec = review_config.query(context.partition_key)
-    records = screened_in(deduped_corpus, screening)[["cluster_id", "doi", "pmid"]]
+    columns = ["cluster_id", "doi", "pmid", *(["pmcid"] if "pmcid" in deduped_corpus.columns else [])]
+    records = screened_in(deduped_corpus, screening)[columns]
     context.log.info(f"{len(records):,} of {len(deduped_corpus):,} works go on from screening")
     attached, broken = usable_attachments(attachments(context.partition_key))
     for attachment in broken:
@@ -99,6 +114,12 @@ def pdfs(
     endpoint = scholarly_apis.endpoint("unpaywall", spec)
     if not endpoint.mailto and records["doi"].notna().any():  # without DOIs nothing is asked of Unpaywall
         raise Failure(description=MISSING_CONTACT)
+    full_text = (
+        [scholarly_apis.endpoint(name, spec) for name in full_text_sources()]
+        if pdf_fetcher.settings.jats_full_text
+        else []
+    )
+    tally: Counter[str] = Counter()
     progress = Progress(context.log, "pdfs", unit="works")
     started = time.monotonic()
     try:
@@ -110,9 +131,13 @@ def pdfs(
             limits=pdf_fetcher.limits(),
             progress=progress,
             attached=attached,
+            full_text=full_text,
+            tally=tally,
         )
     finally:
         progress.close()
+    if tally[JATS_FAILED]:
+        context.log.info(f"{tally[JATS_FAILED]} JATS full text request(s) failed; those works went on to PDFs")
     counts = table["status"].value_counts()
     taken = int((table["source"] == ATTACHED).sum())
     if (waiting := len(attached) - taken) > 0:
@@ -125,6 +150,9 @@ def pdfs(
         **empty_note(len(table), NO_RECORDS if deduped_corpus.empty else "screening lets no work through"),
         "saved": int(counts.get("saved", 0)),
         "attached": taken,
+        "jats_full_texts": int(is_jats(table).sum()),
+        "jats_not_found": tally[JATS_NOT_FOUND],
+        "jats_failed": tally[JATS_FAILED],
         "saved_megabytes": round(float(table["bytes"].fillna(0).sum()) / 2**20, 2),
         "seconds": round(time.monotonic() - started, 2),
         "statuses": MetadataValue.md(
@@ -195,7 +223,7 @@ def library(
         {},
     )
     if zotero is not None:
-        saved = pdfs[pdfs["status"] == "saved"]
+        saved = pdfs[(pdfs["status"] == "saved") & ~is_jats(pdfs)]  # Zotero takes PDFs, not JATS XML
         sync = sync_library(zotero, deduped_corpus, dict(zip(saved["cluster_id"], saved["path"])))
         keys, failures = sync.keys, sync.failures
         context.log.info(

@@ -12,13 +12,13 @@ from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.settings.environment import MISSING_CONTACT, mailto
 from hysem_assets.settings.protocols import DEFAULT_PROTOCOL
 from hysem_assets.settings.queries import (
-    METADATA_SOURCES,
     QueryError,
     QuerySpec,
     append_query,
     new_query_spec,
     queries_file,
 )
+from hysem_assets.sources.registry import default_searched, query_sources
 
 
 class NewQuery(Config):
@@ -27,10 +27,12 @@ class NewQuery(Config):
     text: str = Field("", description="Search text for every source (unless a source gets its own below).")
     slug: str = Field("", description="Partition key; derived from the title or text when empty.")
     title: str = Field("", description="Human-readable name.")
-    pubmed: str = Field("", description="PubMed syntax, when it differs from text.")
-    openalex: str = Field("", description="OpenAlex search text, when it differs from text.")
-    scopus: str = Field("", description="Scopus syntax, when it differs from text.")
-    sources: list[str] = Field(default_factory=lambda: list(METADATA_SOURCES), description="Sources to search.")
+    per_source: dict[str, str] = Field(
+        default_factory=dict, description="A source's own syntax, when it differs from text: {source: text}."
+    )
+    sources: list[str] = Field(
+        default_factory=lambda: list(default_searched()), description="Sources to search (of the source registry)."
+    )
     date_from: str = Field("", description="First publication date, YYYY-MM-DD.")
     date_to: str = Field("", description="Last publication date, YYYY-MM-DD.")
     max_records: int = Field(10_000, description="Cap per source.")
@@ -44,12 +46,12 @@ class NewQuery(Config):
     materialize: bool = Field(True, description="Run the whole graph for the new query once it is added.")
 
     def spec(self) -> QuerySpec:
-        return new_query_spec(
+        spec = new_query_spec(
             self.text,
             slug=self.slug,
             title=self.title,
             sources=self.sources,
-            per_source={"pubmed": self.pubmed, "openalex": self.openalex, "scopus": self.scopus},
+            per_source=self.per_source,
             date_from=self.date_from,
             date_to=self.date_to,
             max_records=self.max_records,
@@ -57,6 +59,8 @@ class NewQuery(Config):
             protocol=self.protocol,
             schedule=self.schedule,
         )
+        query_sources(spec)  # a name the source registry does not hold is refused here, not at the search
+        return spec
 
 
 @op(description="Append the query to config/queries.yaml and register its partition.", out=Out(Nothing))
@@ -74,7 +78,7 @@ def add_query(context: OpExecutionContext, config: NewQuery) -> Output:
         None,
         metadata={
             "slug": spec.slug,
-            "sources": ", ".join(spec.sources),
+            "sources": ", ".join(query_sources(spec)),
             "protocol": spec.protocol or DEFAULT_PROTOCOL,
             "query": MetadataValue.json(spec.model_dump(mode="json", exclude_none=True)),
             "materialize": config.materialize,

@@ -1,6 +1,7 @@
-"""``parsed_docs``: Markdown, tables and equations from every saved PDF (Docling)."""
+"""``parsed_docs``: Markdown, tables and equations from every saved PDF (Docling) or JATS full text (no PDF step)."""
 
 import time
+from pathlib import Path
 
 import pandas as pd
 from dagster import AssetExecutionContext, AssetIn, MetadataValue, Output, asset
@@ -10,6 +11,8 @@ from hysem_assets.core.progress import Progress
 from hysem_assets.defs.partitions import queries_partitions
 from hysem_assets.defs.placement import gpu_step_tags
 from hysem_assets.defs.resources import PdfParser
+from hysem_assets.fulltext.outcome import is_jats
+from hysem_assets.parsing.jats import JATS, parse_jats
 from hysem_assets.parsing.pool import parse_many
 from hysem_assets.parsing.result import ParsedDocument
 from hysem_assets.parsing.reuse import reuse_or_parse
@@ -61,31 +64,41 @@ PARSED_DTYPES = {
     pool="gpu",
     op_tags=gpu_step_tags("parsed_docs"),
     description=(
-        "One row per saved PDF: Markdown with headings, paragraphs, lists and tables; tables and equations as "
-        "JSON; token count; pages; the parser used; status native, ocr, failed, too_large or resource_limit (over a "
+        "One row per saved PDF or JATS full text: Markdown with headings, paragraphs, lists and tables; tables and "
+        "equations as JSON; token count; pages; the parser used; status native, ocr, jats (a JATS XML full text, "
+        "read in the main process with no PDF step), failed, too_large or resource_limit (over a "
         "limit of the profile), with the error that document met; "
         "per-page OCR confidence and pages too faint to be text; the page furniture left out (running headers and "
         "footers, page numbers, line numbers, margin stamps) with its page and rule; "
         "lines dropped by named rules and lines restored; pages given Docling's own lines. Docling's weight-free native "
         "pipeline plus hysem's page reconstruction by default, the standard layout pipeline on GPUs in production. "
-        "A PDF parsed before with the same bytes and settings is read from the work cache."
+        "A PDF parsed before with the same bytes and settings, or a JATS full text with the same bytes, is read "
+        "from the work cache."
     ),
     kinds={"python", "parquet", "docling"},
 )
 def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.DataFrame) -> Output[pd.DataFrame]:
     settings = pdf_parser.settings
     saved = pdfs[pdfs["status"] == "saved"].reset_index(drop=True)
+    texts = set(saved.loc[is_jats(saved), "path"])
     options, limits = pdf_parser.options(), pdf_parser.limits()
     progress = Progress(context.log, "parsed_docs", unit="documents")
     started = time.monotonic()
 
     def parse(paths: list[str]) -> list[ParsedDocument]:
-        context.log.info(
-            f"Parsing {len(paths):,} of {len(saved):,} PDFs (the others parsed before, read from the cache) with the "
-            f"{settings.pipeline} pipeline on {', '.join(settings.devices) or 'cpu'} "
-            f"({max(settings.workers, len(settings.devices))} workers)"
-        )
-        return parse_many(paths, options, settings.devices, settings.workers, progress, limits=limits)
+        done = {path: read_jats(path) for path in paths if path in texts}
+        if done:
+            context.log.info(f"Read {len(done):,} JATS full text(s) with no PDF step")
+        files = [path for path in paths if path not in texts]
+        if files:
+            context.log.info(
+                f"Parsing {len(files):,} of {len(saved) - len(texts):,} PDFs (the others parsed before, read from "
+                f"the cache) with the {settings.pipeline} pipeline on {', '.join(settings.devices) or 'cpu'} "
+                f"({max(settings.workers, len(settings.devices))} workers)"
+            )
+            parsed = parse_many(files, options, settings.devices, settings.workers, progress, limits=limits)
+            done.update(zip(files, parsed, strict=True))
+        return [done[path] for path in paths]
 
     try:
         run = reuse_or_parse(
@@ -95,6 +108,7 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
             options,
             limits,
             parse,
+            jats=texts,
         )
     finally:
         progress.close()
@@ -115,6 +129,8 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
         "parsed": len(ok),
         "native": int((table["status"] == "native").sum()),
         "ocr": int((table["status"] == "ocr").sum()),
+        JATS: int((table["status"] == JATS).sum()),
+        "jats_full_texts": len(table[table["path"].isin(texts)]),
         "ocr_pages": int(ok["ocr_pages"].sum()),
         "unreadable_pages": int(table["unreadable_pages"].sum()),
         "failed": len(failed),
@@ -136,3 +152,12 @@ def parsed_docs(context: AssetExecutionContext, pdf_parser: PdfParser, pdfs: pd.
     if len(failed):
         metadata["errors"] = MetadataValue.md(failed[["doi", "error"]].to_markdown(index=False))
     return Output(table, metadata=metadata)
+
+
+def read_jats(path: str) -> ParsedDocument:
+    """The row of one JATS full text, parsed here in the main process (no Docling, no worker)."""
+    try:
+        xml = Path(path).read_bytes()
+    except OSError as exc:
+        return ParsedDocument(path, error=f"the JATS full text cannot be read: {exc.strerror or exc}")
+    return parse_jats(xml, path)

@@ -28,10 +28,12 @@ from hysem_assets.settings.catalog import Review, review_for
 from hysem_assets.settings.environment import config_dir
 from hysem_assets.settings.profile import Profile, load_settings
 from hysem_assets.settings.protocols import Protocol, load_protocols
-from hysem_assets.settings.queries import METADATA_SOURCES, EntryWindow, QuerySpec, get_query
+from hysem_assets.settings.queries import EntryWindow, QuerySpec, get_query
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
-from hysem_assets.sources.endpoints import base_url, fetch, lookup, needs_mirror, resolve_endpoint
+from hysem_assets.sources.citations import ChaseOutcome
+from hysem_assets.sources.endpoints import base_url, chase, fetch, lookup, needs_mirror, resolve_endpoint
 from hysem_assets.sources.lookups import LookupOutcome
+from hysem_assets.sources.registry import CITATIONS_FROM, check_profile, mirrored
 from hysem_assets.stores.chunks import ChunkVectors
 from hysem_assets.stores.connect import chunk_encoder, open_chunk_store, open_graph_store
 from hysem_assets.stores.graph import GraphStore
@@ -72,13 +74,12 @@ VectorIndexSettings = as_config(sections.VectorIndexSettings)
 GraphSettings = as_config(sections.GraphSettings)
 AnswerSettings = as_config(sections.AnswerSettings)
 
-MIRRORED_SOURCES = (*METADATA_SOURCES, "crossref", "unpaywall")
 #: The bundled mirror checks that a key is sent, as Scopus does, but any value passes.
 MIRROR_API_KEY = "sample-snapshot"
 
 
 class ScholarlyApis(ConfigurableResource):
-    """Endpoints of PubMed, OpenAlex, Scopus, Crossref, Unpaywall and Zotero.
+    """Endpoints of every source and service of the source registry.
 
     With ``mirror`` on (the embedded default), the bundled sample snapshot is served on
     127.0.0.1 for the duration of the step to every source without a URL, so the same
@@ -97,7 +98,7 @@ class ScholarlyApis(ConfigurableResource):
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
         self._profile = Profile(name="scholarly_apis", mirror=self.mirror, sources=self.sources, http=self.http)
-        if needs_mirror(self._profile, list(MIRRORED_SOURCES)):
+        if needs_mirror(self._profile, list(mirrored())):
             self._mirror = MirrorServer(bundled_snapshot_dirs())
             self._mirror.start()
 
@@ -130,6 +131,12 @@ class ScholarlyApis(ConfigurableResource):
         self, source: str, dois: list[str], spec: QuerySpec, progress: ProgressCallback = no_progress
     ) -> LookupOutcome:
         return lookup(self.endpoint(source, spec), dois, self.http, progress)
+
+    def chase(
+        self, seeds: list[str], spec: QuerySpec, known: set[str], progress: ProgressCallback = no_progress
+    ) -> ChaseOutcome:
+        """The citations of ``seeds`` as the query's ``citations`` settings ask; ``known`` works get no record."""
+        return chase(self.endpoint(CITATIONS_FROM, spec), seeds, spec.citations, self.http, progress, known)
 
 
 class PdfFetcher(ConfigurableResource):
@@ -269,6 +276,7 @@ class AnswerModels(ConfigurableResource):
 def build_resources(profile: Profile | None = None) -> dict[str, Any]:
     """Every resource of the code location from one profile (default: the active one)."""
     profile = profile or load_settings().profile
+    check_profile(profile)
     redaction.declare_profile_secrets(profile.model_dump())
     redaction.install_on_dagster()
     sections = profile.assets

@@ -22,6 +22,7 @@ from hysem_assets.core.empty import NO_RECORDS, empty_note, nothing_to_check
 from hysem_assets.core.spreadsheets import write_csv, write_workbook
 from hysem_assets.defs.metadata import latest_metadata, table_preview
 from hysem_assets.defs.partitions import queries_partitions
+from hysem_assets.defs.resources import ReviewConfig
 from hysem_assets.findings.schema import DIRECTIONS
 from hysem_assets.review.diagram import draw_flow
 from hysem_assets.review.evidence import evidence_table as build_evidence_table
@@ -31,7 +32,7 @@ from hysem_assets.review.syntheses import Synthesis, not_pooled_table, pooled_ta
 from hysem_assets.review.updates import history_frame, review_state, update_row
 from hysem_assets.screening.outcome import included_ids
 from hysem_assets.settings.environment import asset_file, review_dir
-from hysem_assets.settings.queries import METADATA_SOURCES
+from hysem_assets.sources.registry import query_sources, record_sources
 from hysem_assets.stores.tables import DamagedAssetError, read_table
 
 RECONCILE_CHECK = "flow_counts_reconcile"
@@ -43,7 +44,7 @@ FOREST_PLOTS_SHOWN = 10
     group_name="review",
     partitions_def=queries_partitions,
     ins={
-        **{source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in METADATA_SOURCES},
+        **{source: AssetIn(key=AssetKey(["raw_metadata", source])) for source in record_sources()},
         "deduped_corpus": AssetIn(),
         "screening": AssetIn(),
         "pdfs": AssetIn(),
@@ -72,16 +73,15 @@ FOREST_PLOTS_SHOWN = 10
 )
 def prisma_flow(
     context: AssetExecutionContext,
-    pubmed: pd.DataFrame,
-    openalex: pd.DataFrame,
-    scopus: pd.DataFrame,
     deduped_corpus: pd.DataFrame,
     screening: pd.DataFrame,
     pdfs: pd.DataFrame,
     parsed_docs: pd.DataFrame,
+    review_config: ReviewConfig,
+    **raw_metadata: pd.DataFrame,
 ):
-    raw = {"pubmed": pubmed, "openalex": openalex, "scopus": scopus}
-    flow = prisma_counts(FlowInputs(raw, deduped_corpus, screening, pdfs, parsed_docs))
+    searched = query_sources(review_config.query(context.partition_key))
+    flow = prisma_counts(FlowInputs(raw_metadata, deduped_corpus, screening, pdfs, parsed_docs, searched))
     diagram = draw_flow(flow, title=f"PRISMA 2020 flow: {context.partition_key}")
     folder = review_dir(context.partition_key)
     folder.mkdir(parents=True, exist_ok=True)
@@ -231,7 +231,7 @@ def updates(
     state = review_state(deduped_corpus, evidence_table["cluster_id"], answers)
     searches = {
         source: latest_metadata(context.instance, AssetKey(["raw_metadata", source]), slug) or {}
-        for source in METADATA_SOURCES
+        for source in record_sources()
     }
     previous = json.loads(history["state_json"].iloc[-1]) if len(history) else None
     row = update_row(

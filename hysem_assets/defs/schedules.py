@@ -23,7 +23,8 @@ from dagster import (
 
 from hysem_assets.defs.jobs import query_job
 from hysem_assets.defs.partitions import queries_partitions
-from hysem_assets.settings.queries import METADATA_SOURCES, QuerySpec
+from hysem_assets.settings.queries import QuerySpec
+from hysem_assets.sources.registry import searched
 
 #: Run tag naming the day a scheduled re-search covers up to.
 UPDATE_TAG = "hysem/update"
@@ -39,7 +40,7 @@ def schedule_name(slug: str, unique: bool = True) -> str:
 def re_search_config(day: dt.date) -> dict:
     """Run config asking every source only for records added since its last complete search, up to ``day``."""
     config = {"search": "new", "as_of": day.isoformat()}
-    return {"ops": {f"raw_metadata__{source}": {"config": config} for source in METADATA_SOURCES}}
+    return {"ops": {f"raw_metadata__{source}": {"config": config} for source in searched()}}
 
 
 def living_review_schedule(spec: QuerySpec, name: str) -> ScheduleDefinition:

@@ -6,13 +6,18 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
+import pandas as pd
+
 PdfStatus = Literal["saved", "no_oa_location", "not_pdf", "too_large", "http_error", "timeout", "invalid_pdf"]
 
 #: Every status a record can end with; the asset's table and checks rely on exactly these.
 STATUSES: tuple[PdfStatus, ...] = get_args(PdfStatus)
 
+#: The ``source`` of a row whose saved file is a JATS XML full text (PubMed Central / Europe PMC), not a PDF.
+JATS = "jats"
+
 #: Columns of the ``pdfs`` table, in order. ``source`` (where a saved file came from) is newer than the rest:
-#: tables written before it lack it, and no reader of the table needs it.
+#: tables written before it lack it (and hold PDFs only, see :func:`is_jats`).
 COLUMNS = (
     "cluster_id",
     "doi",
@@ -29,6 +34,13 @@ COLUMNS = (
 )
 
 
+def is_jats(table: pd.DataFrame) -> pd.Series:
+    """Per row of a ``pdfs`` table, whether its saved file is a JATS full text (False for a table without ``source``)."""
+    if "source" not in table.columns:
+        return pd.Series(False, index=table.index)
+    return (table["status"] == "saved") & (table["source"] == JATS).fillna(False).astype(bool)
+
+
 @dataclass(frozen=True)
 class Location:
     """One link Unpaywall offers for a DOI, with what it says about the copy behind it."""
@@ -43,8 +55,8 @@ class Location:
 class PdfOutcome:
     """How one DOI ended: a saved file, or why there is none (``reason`` is meant for people).
 
-    ``source`` says where a saved file came from when no link did (``attached``: the reviewer's own copy);
-    a downloaded file's source is the host of its link."""
+    ``source`` says where a saved file came from when no link did (``attached``: the reviewer's own copy;
+    ``jats``: a JATS XML full text, kept instead of a PDF); a downloaded file's source is the host of its link."""
 
     status: PdfStatus
     reason: str

@@ -1,4 +1,4 @@
-"""Search queries of PubMed, OpenAlex and Scopus, parsed and evaluated against snapshot records.
+"""Search queries of PubMed, OpenAlex, Scopus and Europe PMC, parsed and evaluated against snapshot records.
 
 The mirror holds a few hundred records, so it needs no index: each query is parsed once into a
 small tree and tested against every record. Each source's syntax is read loosely, the way a
@@ -13,8 +13,13 @@ searcher expects it to behave rather than to the letter of each engine:
   authors, journal, publication type; a tag the mirror cannot judge (dates, languages,
   subsets, affiliations) is neutral: it neither keeps nor drops a record;
 - operators: PubMed evaluates AND/OR/NOT left to right; Scopus binds OR before AND before
-  AND NOT and reads W/n and PRE/n as AND; OpenAlex binds NOT and AND before OR. Juxtaposed
-  words are AND-ed and stop words are ignored, as all three engines do.
+  AND NOT and reads W/n and PRE/n as AND; OpenAlex and Europe PMC bind NOT and AND before OR.
+  Juxtaposed words are AND-ed and stop words are ignored, as all the engines do;
+- Europe PMC field prefixes (``TITLE:``, ``ABSTRACT:``, ``TITLE_ABS:``, ``KW:``, ``AUTH:``,
+  ``JOURNAL:``, ``PUB_TYPE:``) apply to the word, phrase or parenthesised group after them;
+  any other prefix (``FIRST_PDATE:[... TO ...]``, ``SRC:``, ``LANG:``, ``BODY:``) is neutral,
+  and so is a bare ``[... TO ...]`` range. The mirror evaluates the "added" date clauses of a
+  re-search itself (``hysem_assets.mirror.server``).
 
 An unparseable query is not an error: it falls back to the AND of its words, and the fallback
 is logged, so a mistyped query still selects something plausible instead of failing a run.
@@ -32,8 +37,8 @@ from typing import Literal, Union
 
 log = logging.getLogger(__name__)
 
-Dialect = Literal["pubmed", "openalex", "scopus"]
-DIALECTS: tuple[Dialect, ...] = ("pubmed", "openalex", "scopus")
+Dialect = Literal["pubmed", "openalex", "scopus", "europepmc"]
+DIALECTS: tuple[Dialect, ...] = ("pubmed", "openalex", "scopus", "europepmc")
 
 TITLE, ABSTRACT, KEYWORDS, MESH, AUTHORS, JOURNAL, TYPES = (
     "title",
@@ -213,6 +218,21 @@ _SCOPUS_CODES: dict[str, frozenset[str]] = {
         IGNORE,
     ),
 }
+
+#: Europe PMC field prefixes (upper case) that search text -> fields; every other prefix is neutral.
+_EUROPEPMC_FIELDS: dict[str, frozenset[str]] = {
+    "TITLE": frozenset({TITLE}),
+    "ABSTRACT": frozenset({ABSTRACT}),
+    "TITLE_ABS": frozenset({TITLE, ABSTRACT}),
+    "KW": frozenset({KEYWORDS, MESH}),
+    "KEYWORD": frozenset({KEYWORDS}),
+    "MESH": frozenset({MESH}),
+    "CHEM": frozenset({MESH}),
+    **dict.fromkeys(("AUTH", "AUTH_FIRST", "AUTH_LAST", "INVESTIGATOR"), frozenset({AUTHORS})),
+    **dict.fromkeys(("JOURNAL", "JOUR"), frozenset({JOURNAL})),
+    "PUB_TYPE": frozenset({TYPES}),
+}
+_EUROPEPMC_PREFIX = re.compile(r"([A-Za-z][A-Za-z0-9_]*):(.*)\Z", re.DOTALL)
 
 #: OpenAlex ``filter=`` keys that search text -> fields searched.
 OPENALEX_SEARCH_FILTERS: dict[str, frozenset[str]] = {
@@ -487,7 +507,7 @@ def _name_matches(query: tuple[str, ...], passage: Passage) -> bool:
 
 @dataclass(frozen=True)
 class _Token:
-    kind: str  # lp, rp, phrase, exact, tag, word, field, op, ignored
+    kind: str  # lp, rp, phrase, exact, tag, word, field, op, ignored, range
     text: str
     adjacent: bool = False  # a tag written right after the term (no space)
 
@@ -500,7 +520,9 @@ _QUOTES = {'"': '"', "\u201c": "\u201d", "\u201d": "\u201d"}
 def _lex(text: str, dialect: Dialect) -> list[_Token]:
     tokens: list[_Token] = []
     position, length = 0, len(text)
-    stops = '()"\u201c\u201d' + ("[" if dialect == "pubmed" else "") + ("{" if dialect == "scopus" else "")
+    stops = (
+        '()"\u201c\u201d' + ("[" if dialect in ("pubmed", "europepmc") else "") + ("{" if dialect == "scopus" else "")
+    )
     while position < length:
         char = text[position]
         if char.isspace():
@@ -527,6 +549,12 @@ def _lex(text: str, dialect: Dialect) -> list[_Token]:
             adjacent = position > 0 and not text[position - 1].isspace()
             tokens.append(_Token("tag", text[position + 1 : end], adjacent))
             position = end + 1
+        elif char == "[" and dialect == "europepmc":
+            end = text.find("]", position + 1)
+            if end < 0:
+                raise QuerySyntaxError(f"unterminated [ at character {position + 1}")
+            tokens.append(_Token("range", text[position + 1 : end]))
+            position = end + 1
         else:
             if dialect == "scopus" and (found := _SCOPUS_RANGE.match(text, position)):
                 tokens.append(_Token("ignored", found.group(0)))
@@ -542,9 +570,24 @@ def _lex(text: str, dialect: Dialect) -> list[_Token]:
                 tokens.append(_Token("op", operator))
             elif dialect == "scopus" and word.upper() in _SCOPUS_CODES and text[position:].lstrip().startswith("("):
                 tokens.append(_Token("field", word.upper()))
+            elif dialect == "europepmc" and (prefix := _europepmc_prefix(word)) is not None:
+                tokens.append(_Token("field", prefix[0]))
+                if prefix[1]:
+                    tokens.append(_Token("word", prefix[1]))
             else:
                 tokens.append(_Token("word", word))
     return _merge_and_not(tokens) if dialect == "scopus" else tokens
+
+
+def _europepmc_prefix(word: str) -> tuple[str, str] | None:
+    """``TITLE:aspirin`` -> ("TITLE", "aspirin"); a lower-case word before ':' is a prefix only when known."""
+    found = _EUROPEPMC_PREFIX.match(word)
+    if found is None:
+        return None
+    code = found.group(1)
+    if code.upper() not in _EUROPEPMC_FIELDS and not code.isupper():
+        return None
+    return code.upper(), found.group(2)
 
 
 def _operator(word: str, dialect: Dialect) -> str | None:
@@ -578,6 +621,7 @@ _POWERS: dict[Dialect, dict[str, int]] = {
     "pubmed": {"AND": 1, "OR": 1, "NOT": 1, "": 1},
     "scopus": {"OR": 4, "NEAR": 3, "AND": 2, "": 2, "AND NOT": 1, "NOT": 1},
     "openalex": {"OR": 1, "AND": 2, "NOT": 2, "": 2},
+    "europepmc": {"OR": 1, "AND": 2, "NOT": 2, "": 2},
 }
 
 
@@ -646,7 +690,7 @@ class _Parser:
             return inner
         if token.kind == "rp":
             raise QuerySyntaxError("a ')' closes nothing")
-        if token.kind == "ignored":
+        if token.kind in ("ignored", "range"):
             return Ignored(token.text)
         if token.kind == "field":
             return self.field(token.text)
@@ -664,9 +708,14 @@ class _Parser:
 
     def field(self, code: str) -> Node:
         opening = self.peek()
-        if opening is None or opening.kind != "lp":
+        if self.dialect == "europepmc":
+            if opening is None or opening.kind in ("rp", "op", "field"):
+                raise QuerySyntaxError(f"{code}: needs a value")
+            fields = _EUROPEPMC_FIELDS.get(code, IGNORE)
+        elif opening is None or opening.kind != "lp":
             raise QuerySyntaxError(f"{code} needs '('")
-        fields = _SCOPUS_CODES[code]
+        else:
+            fields = _SCOPUS_CODES[code]
         outer, self.fields = self.fields, fields or self.fields
         try:
             inner = self.primary()

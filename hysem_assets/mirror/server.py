@@ -3,25 +3,35 @@
 The production clients only need different base URLs to run against it, so the embedded
 profile and the tests stay offline while still exercising the real request, search, paging
 and parsing code. Searches select records: PubMed ``term``, OpenAlex ``search`` (and its
-``.search`` filters) and Scopus ``query`` are parsed in each source's syntax and evaluated
+``.search`` filters), Scopus and Europe PMC ``query`` are parsed in each source's syntax and evaluated
 against every record's title, abstract, keywords, MeSH headings and authors
 (``hysem_assets.mirror.search``), then paged the way the real API pages them; a search that
 finds nothing answers with that API's empty result. Publication-date limits are not evaluated;
 the dates a source added its records are, so a living review's re-search gets only what is new:
 PubMed ``datetype=edat`` (or ``crdt``) with ``mindate``/``maxdate`` against each record's
 Entrez (or PubMed) history date, and OpenAlex ``from_created_date``/``to_created_date`` against
-``created_date``. Scopus search entries carry no load date, so ``ORIG-LOAD-DATE`` is not
+``created_date``, and Europe PMC ``FIRST_IDATE:[from TO to]`` (or ``CREATION_DATE``) clauses in
+``query`` against each result's ``firstIndexDate`` (``dateOfCreation``), paged by ``cursorMark``.
+Scopus search entries carry no load date, so ``ORIG-LOAD-DATE`` is not
 evaluated; a re-search there returns every match again, which merging by record id absorbs.
 Identifier lookups (efetch ids, OpenAlex ``doi:``/``pmid:``/``openalex:`` filters, Crossref
-and Unpaywall DOIs) select by identifier.
+and Unpaywall DOIs) select by identifier. OpenAlex ``cites:W1`` (``|`` for OR) selects the works
+whose ``referenced_works`` hold W1, the forward citations; it pages like any other filter.
 
 Snapshot layout (every folder optional; a missing one means an empty source)::
 
     pubmed/*.xml        PubmedArticleSet documents (efetch output)
-    openalex/*.json     a list of works, an API page with "results", or one work
+    openalex/*.json     a list of works, an API page with "results", or one work; except
+    openalex/lookup_only.json
+                        the same, for works reached only by identifier or ``cites:`` filters
+                        (e.g. the studies a sample work cites): no search or unfiltered listing
+                        returns them, so they never join what a query found
     scopus/*.json       a list of search entries, or a {"search-results": ...} page
     crossref/*.json     a list of work messages, or an API response with "message"
     unpaywall/*.json    one Unpaywall object per file, or a list of them
+    europepmc/*.json    Europe PMC core search results: a list, or a saved /search page with "resultList"
+    jats/*.nxml         JATS full texts (also *.xml) named by PMCID, e.g. PMC123.nxml, served at
+                        {europepmc base}/PMC123/fullTextXML as application/xml; 404 for any other id
     files/*             anything served under /files/ (PDFs)
     harvest.yaml        optional: the query (per source) the records were harvested with
 
@@ -78,7 +88,7 @@ from hysem_assets.mirror.search import (
     simplify,
     terms,
 )
-from hysem_assets.mirror.texts import openalex_document, pubmed_document, scopus_document
+from hysem_assets.mirror.texts import mesh_forms, openalex_document, person, pubmed_document, scopus_document
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Middleware = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
@@ -92,6 +102,7 @@ SOURCE_PREFIXES: dict[str, str] = {
     "scopus": "/scopus",
     "crossref": "/crossref",
     "unpaywall": "/unpaywall",
+    "europepmc": "/europepmc/webservices/rest",
 }
 
 PUBMED_SET_HEADER = (
@@ -114,6 +125,8 @@ EUTILS_MAX_RETMAX = 10_000
 OPENALEX_MAX_PER_PAGE = 200
 OPENALEX_MAX_RESULTS = 10_000
 SCOPUS_MAX_COUNT = 200
+#: The file of ``openalex/`` holding works that only identifier and ``cites:`` filters reach.
+OPENALEX_LOOKUP_ONLY_FILE = "lookup_only.json"
 _DOI_PREFIX = re.compile(r"^(?:https?:/+(?:dx\.)?doi\.org/|doi:)", re.IGNORECASE)
 
 
@@ -147,7 +160,7 @@ def doi_key(value: str) -> str:
 
 #: File in a snapshot directory naming the search each source folder was harvested with.
 HARVEST_FILE = "harvest.yaml"
-SEARCHED_SOURCES: tuple[Dialect, ...] = ("pubmed", "openalex", "scopus")
+SEARCHED_SOURCES: tuple[Dialect, ...] = ("pubmed", "openalex", "scopus", "europepmc")
 
 
 @dataclass
@@ -164,14 +177,21 @@ class Snapshot:
     directory: Path
     pubmed: dict[str, str] = field(default_factory=dict)
     openalex: list[dict[str, Any]] = field(default_factory=list)
+    #: Works served only to identifier and ``cites:`` filters and ``/works/{id}`` (``openalex/lookup_only.json``).
+    openalex_lookup_only: list[dict[str, Any]] = field(default_factory=list)
     scopus: list[dict[str, Any]] = field(default_factory=list)
     crossref: dict[str, dict[str, Any]] = field(default_factory=dict)
     unpaywall: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Europe PMC core results, and the JATS full-text files by PMCID (``jats/``).
+    europepmc: list[dict[str, Any]] = field(default_factory=list)
+    jats: dict[str, Path] = field(default_factory=dict)
     directories: tuple[Path, ...] = ()
     #: Searchable text per source, by PMID / position in ``openalex`` / position in ``scopus``.
     documents: dict[str, dict[Any, Document]] = field(default_factory=lambda: {s: {} for s in SEARCHED_SOURCES})
     #: Day each PubMed record (by PMID, Entrez and PubMed history dates) and OpenAlex work (by position) was added.
-    added_on: dict[str, dict[Any, dt.date]] = field(default_factory=lambda: {"edat": {}, "crdt": {}, "openalex": {}})
+    added_on: dict[str, dict[Any, dt.date]] = field(
+        default_factory=lambda: {"edat": {}, "crdt": {}, "openalex": {}, **{c: {} for c in EUROPEPMC_ADDED_FIELDS}}
+    )
     #: Per source: (simplified harvest query, the record keys it returned).
     harvests: dict[str, list[tuple[Node, frozenset[Any]]]] = field(
         default_factory=lambda: {s: [] for s in SEARCHED_SOURCES}
@@ -205,6 +225,9 @@ class Snapshot:
                             self.added_on[datetype][pmid] = day
                 added["pubmed"].add(pmid)
         for path in _json_files(root / "openalex"):
+            if path.name == OPENALEX_LOOKUP_ONLY_FILE:
+                self.openalex_lookup_only.extend(_items(path, _openalex_items))
+                continue
             for work in _items(path, _openalex_items):
                 added["openalex"].add(_openalex_short_id(work))
                 if (day := _iso_date(work.get("created_date"))) is not None:
@@ -216,6 +239,15 @@ class Snapshot:
                 added["scopus"].add(_scopus_key(entry))
                 self.documents["scopus"][len(self.scopus)] = scopus_document(entry)
                 self.scopus.append(entry)
+        for path in _json_files(root / "europepmc"):
+            for result in _items(path, _europepmc_items):
+                added["europepmc"].add(_europepmc_key(result))
+                for clause, day in _europepmc_added_dates(result).items():
+                    self.added_on[clause][len(self.europepmc)] = day
+                self.documents["europepmc"][len(self.europepmc)] = europepmc_document(result)
+                self.europepmc.append(result)
+        for path in sorted((root / "jats").glob("*.*xml")):
+            self.jats.setdefault(path.stem.upper(), path)
         crossref: dict[str, dict[str, Any]] = {}
         for path in _json_files(root / "crossref"):
             crossref.update(_by_doi(path, _crossref_items, "DOI"))
@@ -255,6 +287,8 @@ class Snapshot:
             return {i for i, work in enumerate(self.openalex) if _openalex_short_id(work) in keys}
         if source == "scopus":
             return {i for i, entry in enumerate(self.scopus) if _scopus_key(entry) in keys}
+        if source == "europepmc":
+            return {i for i, result in enumerate(self.europepmc) if _europepmc_key(result) in keys}
         return set(keys)
 
     def find_openalex(self, identifier: str) -> dict[str, Any] | None:
@@ -268,7 +302,7 @@ class Snapshot:
         return self._first(_openalex_short_id, value.rstrip("/").rsplit("/", 1)[-1].upper())
 
     def _first(self, key: Callable[[dict[str, Any]], str | None], wanted: str) -> dict[str, Any] | None:
-        return next((work for work in self.openalex if key(work) == wanted), None)
+        return next((work for work in (*self.openalex, *self.openalex_lookup_only) if key(work) == wanted), None)
 
 
 def _json_files(folder: Path) -> list[Path]:
@@ -633,14 +667,30 @@ def _filter_value(key: Callable[[dict[str, Any]], str | None], value: str) -> st
 
 
 def _identifier_filter(expression: str) -> Callable[[dict[str, Any]], bool]:
-    """Keep identifier filters (doi, openalex, pmid; ``|`` for OR); other filters are ignored."""
-    tests = []
+    """Keep identifier filters (doi, openalex, pmid) and ``cites`` (``|`` for OR); other filters are ignored."""
+    tests: list[Callable[[dict[str, Any]], bool]] = []
     for clause in expression.split(","):
         name, _, values = clause.partition(":")
-        key = _OPENALEX_FILTER_KEYS.get(name.strip().lower())
-        if key is not None:
-            tests.append((key, {_filter_value(key, value) for value in values.split("|") if value.strip()}))
-    return lambda work: all(_filter_value(key, key(work) or "") in wanted for key, wanted in tests)
+        name = name.strip().lower()
+        key = _openalex_short_id if name == "cites" else _OPENALEX_FILTER_KEYS.get(name)
+        if key is None:
+            continue
+        wanted = {_filter_value(key, value) for value in values.split("|") if value.strip()}
+        if name == "cites":
+            tests.append(lambda work, wanted=wanted: not wanted.isdisjoint(_cited_ids(work)))
+        else:
+            tests.append(lambda work, key=key, wanted=wanted: _filter_value(key, key(work) or "") in wanted)
+    return lambda work: all(test(work) for test in tests)
+
+
+def _cited_ids(work: dict[str, Any]) -> set[str]:
+    return {_filter_value(_openalex_short_id, str(ref)) for ref in work.get("referenced_works") or []}
+
+
+def _selects_by_identifier(expression: str) -> bool:
+    """Whether a filter names works by identifier or citation, which lookup-only works answer too."""
+    names = {clause.partition(":")[0].strip().lower() for clause in expression.split(",")}
+    return bool(names & {*_OPENALEX_FILTER_KEYS, "cites"})
 
 
 def _created_bound(expression: str, side: str) -> dt.date | None:
@@ -719,6 +769,12 @@ class _OpenAlex:
             and keep(work)
             and _within(added_on.get(position), first, last)
         ]
+        if node is None and _selects_by_identifier(params.get("filter", "")):
+            works += [
+                work
+                for work in self.snapshot.openalex_lookup_only
+                if keep(work) and _within(_iso_date(work.get("created_date")), first, last)
+            ]
         if cursor is None:
             if page < 1 or page * per_page > OPENALEX_MAX_RESULTS:
                 return _openalex_error(
@@ -823,6 +879,190 @@ class _Scopus:
         return links
 
 
+# ----------------------------------------------------------------------------- Europe PMC
+
+EUROPEPMC_VERSION = "6.9"
+EUROPEPMC_MAX_PAGE_SIZE = 1000
+EUROPEPMC_RESULT_TYPES = ("idlist", "lite", "core")
+#: Query clauses naming when Europe PMC added a record -> the result field holding that day.
+EUROPEPMC_ADDED_FIELDS = {"FIRST_IDATE": ("firstIndexDate",), "CREATION_DATE": ("dateOfCreation", "firstIndexDate")}
+_EUROPEPMC_ADDED = re.compile(
+    r"\b(FIRST_IDATE|CREATION_DATE)\s*:\s*(?:\[\s*(\S+)\s+TO\s+([^\s\]]+)\s*\]|\"?([0-9-]{4,10})\"?)", re.IGNORECASE
+)
+#: Core-only fields a lite result lacks (its journal comes as journalTitle/journalVolume/issue instead).
+_EUROPEPMC_CORE_ONLY = frozenset(
+    "abstractText authorList affiliation meshHeadingList keywordList chemicalList fullTextUrlList journalInfo "
+    "pubTypeList grantsList subsetList commentCorrectionList dateOfCreation dateOfRevision dateOfCompletion "
+    "language pubModel publicationStatus license authMan epmcAuthMan nihAuthMan hasData hasEvaluations "
+    "authorIdList dataLinksTagsList electronicPublicationDate fullTextReceivedDate manuscriptId embargoDate".split()
+)
+_EUROPEPMC_IDLIST = ("id", "source", "pmid", "pmcid", "fullTextIdList")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
+
+
+def _europepmc_items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, list):
+        return data
+    if "resultList" in data:
+        return data["resultList"].get("result", [])
+    if "id" in data and "source" in data:
+        return [data]
+    raise KeyError("expected a list of results, a search page with 'resultList' or one result")
+
+
+def _europepmc_key(result: dict[str, Any]) -> str:
+    return f"{str(result.get('source', '')).upper()}:{result.get('id', '')}"
+
+
+def _europepmc_added_dates(result: dict[str, Any]) -> dict[str, dt.date]:
+    """The day behind each "added" clause the mirror evaluates, where the result states it."""
+    found = {}
+    for clause, keys in EUROPEPMC_ADDED_FIELDS.items():
+        day = next((day for key in keys if (day := _iso_date(result.get(key))) is not None), None)
+        if day is not None:
+            found[clause] = day
+    return found
+
+
+def _europepmc_day(value: str, last: bool) -> dt.date | None:
+    """``2024-01-31``, ``20240131`` or ``2024`` (its first or last day); ``*`` is an open end."""
+    value = value.strip().strip('"')
+    if value == "*":
+        return None
+    digits = value.replace("-", "")
+    if len(digits) == 4 and digits.isdigit():
+        return dt.date(int(digits), 12, 31) if last else dt.date(int(digits), 1, 1)
+    if len(digits) != 8 or not digits.isdigit():
+        raise ValueError(f"invalid date '{value}'")
+    return dt.date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+
+
+def _europepmc_windows(query: str) -> list[tuple[str, dt.date | None, dt.date | None]]:
+    """Every FIRST_IDATE / CREATION_DATE clause of ``query`` as (clause, first day, last day); all must hold."""
+    windows = []
+    for found in _EUROPEPMC_ADDED.finditer(query):
+        clause, start, end, single = found.groups()
+        if single is not None:
+            start = end = single
+        windows.append((clause.upper(), _europepmc_day(start, False), _europepmc_day(end, True)))
+    return windows
+
+
+def europepmc_document(result: Mapping[str, Any]) -> Document:
+    """A Europe PMC result (core; lite has no abstract, keywords or MeSH)."""
+    authors = []
+    for author in (result.get("authorList") or {}).get("author") or []:
+        if author.get("collectiveName"):
+            authors.append(author["collectiveName"])
+        else:
+            surname = author.get("lastName") or author.get("fullName")
+            authors.append(person(surname, author.get("firstName"), author.get("initials")))
+    if not authors and result.get("authorString"):
+        authors = [person(name.strip()) for name in str(result["authorString"]).rstrip(".").split(",") if name.strip()]
+    mesh = [
+        form
+        for heading in (result.get("meshHeadingList") or {}).get("meshHeading") or []
+        for name in [heading.get("descriptorName")]
+        + [q.get("qualifierName") for q in (heading.get("meshQualifierList") or {}).get("meshQualifier") or []]
+        if name
+        for form in mesh_forms(name)
+    ]
+    journal = (result.get("journalInfo") or {}).get("journal") or {}
+    journal_titles = [result["journalTitle"]] if result.get("journalTitle") else []
+    types = (result.get("pubTypeList") or {}).get("pubType") or str(result.get("pubType") or "").split(";")
+    return Document.build(
+        title=_HTML_TAG.sub(" ", result.get("title") or ""),
+        abstract=_HTML_TAG.sub(" ", result.get("abstractText") or ""),
+        keywords=(result.get("keywordList") or {}).get("keyword") or [],
+        mesh=mesh,
+        authors=authors,
+        journal=[journal.get("title") or "", journal.get("medlineAbbreviation") or "", *journal_titles],
+        types=[str(kind) for kind in types],
+    )
+
+
+def _europepmc_lite(result: dict[str, Any]) -> dict[str, Any]:
+    lite = {key: value for key, value in result.items() if key not in _EUROPEPMC_CORE_ONLY}
+    info = result.get("journalInfo") or {}
+    journal = info.get("journal") or {}
+    extra = {
+        "journalTitle": journal.get("medlineAbbreviation") or journal.get("isoabbreviation") or journal.get("title"),
+        "issue": info.get("issue"),
+        "journalVolume": info.get("volume"),
+        "journalIssn": "; ".join(filter(None, (journal.get("issn"), journal.get("essn")))) or None,
+        "pubType": "; ".join(t.lower() for t in (result.get("pubTypeList") or {}).get("pubType") or []) or None,
+    }
+    lite.update({key: value for key, value in extra.items() if value and key not in lite})
+    return lite
+
+
+def _europepmc_error(request: web.Request, message: str, status: int = 400) -> web.Response:
+    return _json(request, {"version": EUROPEPMC_VERSION, "errCode": status, "errMsg": message}, status=status)
+
+
+class _EuropePMC:
+    """The Europe PMC REST ``/search`` (cursorMark paging, format=json) and ``/{PMCID}/fullTextXML``."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+
+    async def search(self, request: web.Request) -> web.Response:
+        """Every page carries the cursor of the next one (the last page's leads to an empty page), as Solr's do."""
+        params = request.query
+        query = params.get("query", "")
+        result_type = params.get("resultType", "lite").lower()
+        if not query.strip():
+            return _europepmc_error(request, "query parameter is required")
+        if result_type not in EUROPEPMC_RESULT_TYPES:
+            return _europepmc_error(request, f"resultType must be one of {', '.join(EUROPEPMC_RESULT_TYPES)}")
+        if params.get("format", "xml").lower() != "json":
+            return _europepmc_error(request, "The mirror serves Europe PMC searches as format=json only")
+        try:
+            size = _int(params, "pageSize", 25)
+            cursor = params.get("cursorMark", "*")
+            offset = _decode_cursor(cursor)
+            windows = _europepmc_windows(query)
+        except ValueError as error:
+            return _europepmc_error(request, str(error))
+        if size > EUROPEPMC_MAX_PAGE_SIZE:
+            return _europepmc_error(request, f"pageSize must be between 0 and {EUROPEPMC_MAX_PAGE_SIZE}")
+        selected = self.snapshot.search("europepmc", compile_query(query, "europepmc").node)
+        added_on = self.snapshot.added_on
+        matching = [
+            result
+            for position, result in enumerate(self.snapshot.europepmc)
+            if position in selected
+            and all(_within(added_on[clause].get(position), first, last) for clause, first, last in windows)
+        ]
+        page = matching[offset : offset + size]
+        echo = {
+            "queryString": query,
+            "resultType": result_type,
+            "cursorMark": cursor,
+            "pageSize": size,
+            "sort": params.get("sort", ""),
+            "synonym": params.get("synonym", "false").lower() in ("true", "y", "yes"),
+        }
+        body: dict[str, Any] = {"version": EUROPEPMC_VERSION, "hitCount": len(matching)}
+        if matching:
+            next_cursor = _encode_cursor(offset + len(page)) if page else cursor
+            body["nextCursorMark"] = next_cursor
+            body["nextPageUrl"] = str(request.url.update_query(cursorMark=next_cursor))
+        if result_type == "idlist":
+            page = [{key: result[key] for key in _EUROPEPMC_IDLIST if key in result} for result in page]
+        elif result_type == "lite":
+            page = [_europepmc_lite(result) for result in page]
+        body.update(request=echo, resultList={"result": page})
+        return _json(request, body)
+
+    async def full_text(self, request: web.Request) -> web.Response:
+        pmcid = request.match_info["pmcid"].upper()
+        path = self.snapshot.jats.get(pmcid if pmcid.startswith("PMC") else f"PMC{pmcid}")
+        if path is None:
+            return web.Response(status=404, text="", content_type="application/xml")
+        return web.Response(body=path.read_bytes(), content_type="application/xml", charset="UTF-8")
+
+
 # ----------------------------------------------------------------------------- download faults
 
 #: Size of the /files/oversized/ body: past the PDF downloader's default cap of 50 MiB.
@@ -917,6 +1157,9 @@ def create_app(snapshot: Snapshot, middlewares: Sequence[Middleware] = ()) -> we
     """
     pubmed, openalex, scopus, lookups = _PubMed(snapshot), _OpenAlex(snapshot), _Scopus(snapshot), _Lookups(snapshot)
     app = web.Application(middlewares=list(middlewares))
+    europepmc = _EuropePMC(snapshot)
+    app.router.add_get(f"{SOURCE_PREFIXES['europepmc']}/search", europepmc.search)
+    app.router.add_get(f"{SOURCE_PREFIXES['europepmc']}/{{pmcid}}/fullTextXML", europepmc.full_text)
     eutils = SOURCE_PREFIXES["pubmed"]
     for method in ("GET", "POST"):
         app.router.add_route(method, f"{eutils}/esearch.fcgi", pubmed.esearch)
@@ -1021,5 +1264,5 @@ class MirrorServer:
 
     @property
     def base_urls(self) -> dict[str, str]:
-        """Base URL per source (pubmed, openalex, scopus, crossref, unpaywall)."""
+        """Base URL per source (pubmed, openalex, scopus, crossref, unpaywall, europepmc)."""
         return base_urls(self.root_url)

@@ -11,7 +11,9 @@ class ParsedDocument:
     """What parsing one PDF produced, or why it could not.
 
     ``status`` is ``native`` (all text from the PDF's text layer), ``ocr`` (some pages read by
-    OCR), ``failed``, ``too_large`` (over a size limit of the profile, so never parsed) or
+    OCR), ``jats`` (read from a JATS XML full text of PubMed Central or Europe PMC, no PDF:
+    ``pages`` is 0, and tables and equations have no page or box; see ``parsing.jats``),
+    ``failed``, ``too_large`` (over a size limit of the profile, so never parsed) or
     ``resource_limit`` (stopped at the worker's memory or time limit). ``error`` is None on
     success; otherwise it says what went wrong in words a user can act on, and the other
     fields keep what is known (the page count of an encrypted file is not).

@@ -3,7 +3,9 @@
 The key holds the PDF's SHA-256, every option that changes the output (pipeline, model
 artifacts, OCR, layout corrections, page ranges, and Docling's document timeout, which can
 cut a document short), the parser's name with Docling's version, and :data:`PARSE_CODE`.
-Devices, workers and threads change only the speed, so they are not in it.
+Devices, workers and threads change only the speed, so they are not in it. A JATS XML full text
+(no PDF, no Docling) is kept by its own SHA-256 and the JATS parser's name instead, whatever the
+Docling options.
 
 What is kept depends on how the document ended:
 
@@ -17,9 +19,10 @@ What is kept depends on how the document ended:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict
 
+from hysem_assets.parsing.jats import PARSER as JATS_PARSER
 from hysem_assets.parsing.limits import RESOURCE_LIMIT, TOO_LARGE, WorkerLimits
 from hysem_assets.parsing.options import ParseOptions
 from hysem_assets.parsing.result import ParsedDocument
@@ -37,6 +40,11 @@ def parse_key(sha256: str, options: ParseOptions) -> str:
     return content_key("parsed_docs", PARSE_CODE, sha256, options.parser, settings)
 
 
+def jats_key(sha256: str) -> str:
+    """The key of a JATS full text's row: its bytes and the JATS parser, not Docling's options."""
+    return content_key("parsed_docs", PARSE_CODE, "jats", sha256, JATS_PARSER)
+
+
 def set_aside_key(key: str, options: ParseOptions, limits: WorkerLimits) -> str:
     return content_key(key, options.max_pages, options.max_page_content_mb, limits.memory_mb, limits.seconds)
 
@@ -48,13 +56,15 @@ def reuse_or_parse(
     options: ParseOptions,
     limits: WorkerLimits,
     parse: Callable[[list[str]], list[ParsedDocument]],
+    jats: Collection[str] = (),
 ) -> CachedRun:
-    """The parsed rows of ``saved`` (work id, path, PDF SHA-256), parsing only what the cache lacks.
+    """The parsed rows of ``saved`` (work id, path, file SHA-256), parsing only what the cache lacks.
 
-    ``parse`` takes the paths to parse and returns their documents in order. A row read
-    from the cache takes the path of this run's file.
+    ``parse`` takes the paths to parse and returns their documents in order; ``jats`` names the
+    paths that are JATS full texts, not PDFs. A row read from the cache takes the path of this
+    run's file.
     """
-    keys = [parse_key(sha256, options) for _, _, sha256 in saved]
+    keys = [jats_key(sha256) if path in jats else parse_key(sha256, options) for _, path, sha256 in saved]
     aside = [set_aside_key(key, options, limits) for key in keys]
 
     def compute(positions: list[int]) -> list[Row]:

@@ -22,7 +22,7 @@ from hysem_assets.review.flow import LABELS  # noqa: E402
 
 #: (the boxes of the main box, the boxes of its side box, y of the row's centre) from top to bottom.
 _ROWS = (
-    (("identified",), ("duplicates_removed", "automation_excluded"), 86.0),
+    (("identified", "identified_other"), ("duplicates_removed", "automation_excluded"), 86.0),
     (("screened",), ("excluded",), 64.0),
     (("sought",), ("not_retrieved",), 44.0),
     (("assessed",), ("not_parsed", "fulltext_excluded"), 24.0),

@@ -12,33 +12,35 @@ readable stays in, read from its abstract.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from hysem_assets.screening.outcome import FULLTEXT_REASON, fulltext_excluded, included_ids, not_studies, reviewed
+from hysem_assets.sources import registry
 
 FLOW_COLUMNS = ("stage", "box", "label", "count")
 #: Why an undecided work that does not go on never reached a reviewer (PRISMA: marked ineligible by automation).
 RANKED_OUT = "ranked out"
 #: Boxes whose count is the sum of their reasons (rows named "box:reason").
 BROKEN_DOWN = (
-    "identified", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "fulltext_excluded",
+    "identified", "identified_other", "automation_excluded", "screened", "excluded", "not_retrieved", "not_parsed", "fulltext_excluded",
     "included",
 )  # fmt: skip
-#: (box, minus these boxes, equals this box): the arithmetic of the flow.
+#: (these boxes added, minus these boxes, equals this box): the arithmetic of the flow.
 STEPS = (
-    ("identified", ("duplicates_removed", "automation_excluded"), "screened"),
-    ("screened", ("excluded",), "sought"),
-    ("sought", ("not_retrieved",), "assessed"),
-    ("assessed", ("not_parsed", "fulltext_excluded"), "included_reports"),
-    ("sought", ("fulltext_excluded",), "included"),
+    (("identified", "identified_other"), ("duplicates_removed", "automation_excluded"), "screened"),
+    (("screened",), ("excluded",), "sought"),
+    (("sought",), ("not_retrieved",), "assessed"),
+    (("assessed",), ("not_parsed", "fulltext_excluded"), "included_reports"),
+    (("sought",), ("fulltext_excluded",), "included"),
 )
 #: How an included study is read: its full text, or its abstract (report not retrieved or not readable).
 FULL_TEXT, ABSTRACT_ONLY = "full text", "abstract only"
 LABELS = {
     "identified": "Records identified from databases",
+    "identified_other": "Records identified via other methods",
     "duplicates_removed": "Duplicate records removed",
     "automation_excluded": "Marked ineligible by automation tools",
     "screened": "Records screened",
@@ -55,12 +57,12 @@ LABELS = {
 REASON_LABELS = {
     "reviewer": "decided by a reviewer", "ranking": "not yet screened by a reviewer, let through by rank",
     RANKED_OUT: "ranked below the threshold, or left once the stopping rule was met",
-    "pubmed": "PubMed", "openalex": "OpenAlex", "scopus": "Scopus", "retracted": "retracted",
+    "retracted": "retracted",
     "no_oa_location": "no open-access copy", "http_error": "download failed", "timeout": "download timed out",
     "not_pdf": "link served no PDF", "invalid_pdf": "damaged PDF", "too_large": "PDF over the size limit",
 }  # fmt: skip
 STAGES = {
-    "identified": "identification", "duplicates_removed": "identification", "automation_excluded": "identification",
+    "identified": "identification", "identified_other": "identification", "duplicates_removed": "identification", "automation_excluded": "identification",
     "screened": "screening", "excluded": "screening", "sought": "screening", "not_retrieved": "screening",
     "assessed": "screening", "not_parsed": "screening", "fulltext_excluded": "screening", "included": "included",
     "included_reports": "included",
@@ -76,10 +78,12 @@ class FlowInputs:
     screening: pd.DataFrame  # one row per work: cluster_id, decision, reason, proceeds
     pdfs: pd.DataFrame  # one row per work screening let through: cluster_id, status, reason
     parsed: pd.DataFrame  # one row per saved PDF: cluster_id, error
+    #: The sources the query searched, each counted even when it found nothing; None: every searched source's table.
+    searched: Sequence[str] | None = None
 
 
 def _row(box: str, count: int, reason: str | None = None) -> dict[str, object]:
-    label = LABELS[box] if reason is None else REASON_LABELS.get(reason, reason)
+    label = LABELS[box] if reason is None else REASON_LABELS.get(reason) or registry.label(reason)
     return {
         "stage": STAGES[box],
         "box": box if reason is None else f"{box}:{reason}",
@@ -98,9 +102,14 @@ def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
     "count"). Undecided works screening does not let through are marked ineligible by automation;
     records screened are those a reviewer decided and those let through by their rank; works are
     excluded with the reviewer's reason, or as retracted; reports are the open-access PDFs,
-    "not retrieved" and "not readable" broken down by reason."""
-    rows = [_row("identified", sum(len(frame) for frame in inputs.raw.values()))]
-    rows += [_row("identified", len(frame), source) for source, frame in inputs.raw.items()]
+    "not retrieved" and "not readable" broken down by reason. Records are identified from databases
+    (searched or imported) or via other methods (citation searching), per source."""
+    rows: list[dict[str, object]] = []
+    found = identified_by_source(inputs.raw, inputs.searched)
+    other = registry.other_methods(found)
+    for box, names in (("identified", [n for n in found if n not in other]), ("identified_other", sorted(other))):
+        rows.append(_row(box, sum(found[name] for name in names)))
+        rows += [_row(box, found[name], name) for name in names]
     rows.append(_row("duplicates_removed", sum(len(ids) - 1 for ids in inputs.corpus["record_ids"])))
     screening = inputs.screening[inputs.screening["cluster_id"].isin(set(inputs.corpus["cluster_id"]))]
     decided, through = reviewed(screening), screening["proceeds"].astype(bool)
@@ -143,6 +152,19 @@ def prisma_counts(inputs: FlowInputs) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(FLOW_COLUMNS))
 
 
+def identified_by_source(raw: Mapping[str, pd.DataFrame], searched: Sequence[str] | None = None) -> dict[str, int]:
+    """Records per source: each source searched, even one that found nothing, and one count per source
+    an imported export was named as (the rows' own ``source``) or records were chased by."""
+    searches = {name for name in raw if registry.BY_NAME[name].kind is registry.Kind.SEARCH}
+    counts: dict[str, int] = {}
+    for name, frame in raw.items():
+        if name in (searches if searched is None else set(searched)):
+            counts[name] = len(frame)
+        elif name not in searches and len(frame):
+            counts.update(frame["source"].astype(str).value_counts().sort_index().to_dict())
+    return counts
+
+
 def screening_out_of_step(screening: pd.DataFrame, pdfs: pd.DataFrame) -> str | None:
     """Why the flow cannot add up when ``pdfs`` was made before the latest ``screening``, or None."""
     through = set(screening.loc[screening["proceeds"].astype(bool), "cluster_id"])
@@ -168,11 +190,12 @@ def reconcile(flow: pd.DataFrame) -> list[str]:
     missing = [box for box in LABELS if box not in counts]
     if missing:
         return problems + [f"boxes missing: {', '.join(missing)}"]
-    for box, minus, result in STEPS:
-        left = counts[box] - sum(counts[name] for name in minus)
+    for added, minus, result in STEPS:
+        left = sum(counts[name] for name in added) - sum(counts[name] for name in minus)
         if left != counts[result]:
+            start = " + ".join(f"{name} ({counts[name]})" for name in added)
             taken = " - ".join(f"{name} ({counts[name]})" for name in minus)
-            problems.append(f"{box} ({counts[box]}) - {taken} = {left}, but {result} is {counts[result]}")
+            problems.append(f"{start} - {taken} = {left}, but {result} is {counts[result]}")
     for box in BROKEN_DOWN:
         parts = sum(count for name, count in counts.items() if name.startswith(f"{box}:"))
         if parts != counts[box]:

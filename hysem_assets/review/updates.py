@@ -22,6 +22,7 @@ import pandas as pd
 from hysem_assets.dedup.normalize import is_missing
 from hysem_assets.dedup.notices import corrections, linked_notices
 from hysem_assets.screening.outcome import retracted_works
+from hysem_assets.sources import registry
 from hysem_assets.stores.work_cache import work_id
 
 #: One update's row; lists and the state are JSON text, so every Parquet column has one type.
@@ -170,10 +171,20 @@ def _flow(
 ) -> list[dict[str, Any]]:
     """The update's PRISMA 2020 flow for updated reviews: previous studies, new records, total."""
     by_source = Counter(record.split(":", 1)[0] for record in new_records)
+    other = registry.other_methods(by_source)
+    found = {
+        box: {source: n for source, n in sorted(by_source.items()) if (source in other) == (box == "identified_other")}
+        for box in ("identified", "identified_other")
+    }
     rows = [
         ("previous", "Studies included in previous version of review", before),
-        ("identified", "New records identified", len(new_records)),
-        *((f"identified:{source}", f"New records from {source}", n) for source, n in sorted(by_source.items())),
+        ("identified", "New records identified from databases", sum(found["identified"].values())),
+        *((f"identified:{s}", f"New records from {registry.label(s)}", n) for s, n in found["identified"].items()),
+        ("identified_other", "New records identified via other methods", sum(found["identified_other"].values())),
+        *(
+            (f"identified_other:{s}", f"New records from {registry.label(s)}", n)
+            for s, n in found["identified_other"].items()
+        ),
         (
             "duplicates_removed",
             "New records of works already held or of each other, and notices about a work",

@@ -13,24 +13,19 @@ their parameters.
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hysem_assets.net.http import FetchError, HttpClient
+from hysem_assets.net.http import FetchError
 from hysem_assets.settings.environment import VariableError, mailto, variable
 from hysem_assets.settings.profile import ROLE_SECTIONS, HttpSettings, Profile
 from hysem_assets.sources.base import Endpoint
 from hysem_assets.sources.endpoints import resolve_endpoint, with_client
-from hysem_assets.sources.lookups import polite_params
-from hysem_assets.sources.pubmed import common_params
-from hysem_assets.sources.scopus import request_headers
+from hysem_assets.sources.errors import UnexpectedReply
+from hysem_assets.sources.registry import BY_NAME, REGISTRY
 
-#: The sources a review searches or looks up, in the order a run asks them.
-SOURCES = ("pubmed", "openalex", "scopus", "crossref", "unpaywall")
-#: A work every DOI service knows (Unpaywall's own documentation uses it).
-PROBE_DOI = "10.1038/nature12373"
+#: The sources and services a run asks, in the registry's order.
+PROBED = tuple(entry.name for entry in REGISTRY if entry.probe is not None)
 #: One try each, and not long: a service that does not answer in this time is named, not waited for.
 PROBE_HTTP = HttpSettings(connect_timeout_s=5, read_timeout_s=20, total_timeout_s=30, max_retries=0)
 #: What the model server must return: valid JSON of this schema, through its structured-output mode.
@@ -52,75 +47,6 @@ class ServiceCheck:
     problem: bool = False
 
 
-class Unexpected(ValueError):
-    """A reply that is not in the API's format."""
-
-
-def _json(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except ValueError:
-        raise Unexpected("answered, but not with JSON") from None
-
-
-async def _pubmed(client: HttpClient, endpoint: Endpoint) -> str:
-    params = {**common_params(endpoint), "term": "review", "retmax": 0, "retmode": "json"}
-    _, body = await client.request(f"{endpoint.base_url}/esearch.fcgi", params=params)
-    count = _json(body).get("esearchresult", {}).get("count")
-    if count is None:
-        raise Unexpected("answered without an esearch result")
-    return f"searches ({int(count):,} records for 'review')" + (", with the API key" if endpoint.api_key else "")
-
-
-async def _openalex(client: HttpClient, endpoint: Endpoint) -> str:
-    params = {"search": "review", "per-page": 1, **polite_params(endpoint)}
-    _, body = await client.request(f"{endpoint.base_url}/works", params=params)
-    data = _json(body)
-    if not isinstance(data.get("results"), list):
-        raise Unexpected("answered without a list of works")
-    return "searches" + (", with the API key" if endpoint.api_key else "")
-
-
-async def _scopus(client: HttpClient, endpoint: Endpoint) -> str:
-    params: dict[str, str | int] = {"query": "TITLE(review)", "count": 1}
-    _, body = await client.request(
-        f"{endpoint.base_url}/content/search/scopus", params=params, headers=request_headers(endpoint)
-    )
-    if "search-results" not in _json(body):
-        raise Unexpected("answered without search results")
-    return "searches, with the API key"
-
-
-async def _crossref(client: HttpClient, endpoint: Endpoint) -> str:
-    status, body = await client.request(
-        f"{endpoint.base_url}/works/{PROBE_DOI}", params=polite_params(endpoint), ok_statuses=frozenset({200, 404})
-    )
-    if status == 404 and body.strip().startswith(b"Resource not found"):
-        return "answers DOI lookups"
-    if "DOI" not in (_json(body).get("message") or {}):
-        raise Unexpected("answered without a work")
-    return "answers DOI lookups"
-
-
-async def _unpaywall(client: HttpClient, endpoint: Endpoint) -> str:
-    status, body = await client.request(
-        f"{endpoint.base_url}/v2/{PROBE_DOI}",
-        params={"email": endpoint.mailto or ""},
-        ok_statuses=frozenset({200, 404}),
-    )
-    data = _json(body)
-    if "doi" not in data and data.get("HTTP_status_code") != 404:
-        raise Unexpected("answered without a DOI record")
-    return "answers DOI lookups with the contact address"
-
-
-PROBES: dict[str, Callable[[HttpClient, Endpoint], Awaitable[str]]] = {
-    "pubmed": _pubmed,
-    "openalex": _openalex,
-    "scopus": _scopus,
-    "crossref": _crossref,
-    "unpaywall": _unpaywall,
-}
 #: What a refusal says, by status: a key or a contact address the service did not accept.
 _REFUSED = {400: "refused the request", 401: "refused the API key", 403: "refused the API key", 422: "refused it"}
 
@@ -132,17 +58,17 @@ def _failure(error: FetchError) -> str:
 
 
 async def _source(name: str, endpoint: Endpoint) -> ServiceCheck:
-    where = endpoint.base_url
-    if name == "scopus" and not endpoint.api_key:
-        return ServiceCheck(name, f"{where}: SCOPUS_API_KEY is not set, so runs leave Scopus out")
-    if name == "unpaywall" and not endpoint.mailto:
+    where, entry = endpoint.base_url, BY_NAME[name]
+    if entry.needs_key and not endpoint.api_key:
+        return ServiceCheck(name, f"{where}: {entry.key_variable} is not set, so runs leave {entry.label} out")
+    if entry.needs_contact and not endpoint.mailto:
         return ServiceCheck(name, f"{where}: not asked, it answers only requests with a contact address", True)
     try:
-        said = await with_client(endpoint, PROBE_HTTP, lambda client: PROBES[name](client, endpoint))
+        said = await with_client(endpoint, PROBE_HTTP, lambda client: entry.probe(client, endpoint))
     except FetchError as error:
         return ServiceCheck(name, f"{where}: {_failure(error)}", True)
-    except Unexpected as error:
-        return ServiceCheck(name, f"{where}: {error}: is this the {name} API?", True)
+    except UnexpectedReply as error:
+        return ServiceCheck(name, f"{where}: {error}: is this the {entry.label} API?", True)
     return ServiceCheck(name, f"{where}: {said}")
 
 
@@ -188,10 +114,10 @@ def check_services(profile: Profile) -> list[ServiceCheck]:
     contact = _contact()
     if contact.problem and variable("HYSEM_MAILTO"):
         return [contact]
-    endpoints = {name: resolve_endpoint(name, profile) for name in SOURCES}
+    endpoints = {name: resolve_endpoint(name, profile) for name in PROBED}
 
     async def run() -> list[ServiceCheck]:
-        checks = list(await asyncio.gather(*(_source(name, endpoints[name]) for name in SOURCES)))
+        checks = list(await asyncio.gather(*(_source(name, endpoints[name]) for name in PROBED)))
         endpoint = profile.model_endpoint
         if endpoint is not None and endpoint.serves:
             if variable(endpoint.url_env):

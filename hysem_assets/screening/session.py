@@ -191,7 +191,7 @@ class Screening:
 def review_criteria(review: Review) -> Criteria:
     """The criteria of a query's protocol (see :func:`query_criteria`)."""
     spec, protocol = review.spec, review.protocol
-    words = [spec.title, *(spec.text_for(source) for source in spec.sources)]
+    words = [spec.title, *spec.texts()]
     return query_criteria(protocol.eligibility, protocol.name, words)
 
 

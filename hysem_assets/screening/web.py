@@ -55,6 +55,7 @@ from hysem_assets.screening.decisions import (
 )
 from hysem_assets.screening.rules import STAGE_ACTIONS, StageRules
 from hysem_assets.screening.session import Screening, Standing
+from hysem_assets.sources.registry import label
 
 ABSTRACT_CHARACTERS = 6000
 FULLTEXT_CHARACTERS = 300_000
@@ -119,6 +120,7 @@ class ScreeningPage:
         record_id = self.screening.ids[position]
         row = self.corpus.loc[record_id]
         rank = int((standing.ranking.order == position).nonzero()[0][0]) + 1
+        found = [label(source) for source in strings(row.get("sources"))]
         return {
             "id": record_id,
             "title": _text(row.get("title")) or "(no title)",
@@ -126,6 +128,7 @@ class ScreeningPage:
             "year": None if pd.isna(row.get("year")) else int(row["year"]),
             "journal": _text(row.get("journal")),
             "doi": _text(row.get("doi")),
+            "found": "found in " + ", ".join(found) if found else "",
             "authors": _authors(strings(row.get("authors"))),
             "rank": rank,
             "fulltext": self.fulltexts.get(record_id, "")[:FULLTEXT_CHARACTERS] or None,

@@ -18,24 +18,6 @@ from pathlib import Path
 #: Config, profiles and Kubernetes step tags shipped with the package.
 BUNDLED = Path(__file__).resolve().parents[1] / "bundled"
 
-#: The public endpoints, used when neither the environment, the profile nor the mirror say otherwise.
-PRODUCTION_URLS: dict[str, str] = {
-    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
-    "openalex": "https://api.openalex.org",
-    "scopus": "https://api.elsevier.com",
-    "crossref": "https://api.crossref.org",
-    "unpaywall": "https://api.unpaywall.org",
-    "zotero": "https://api.zotero.org",
-}
-
-#: Environment variables holding each source's API key (never written to config or metadata).
-KEY_VARIABLES: dict[str, str] = {
-    "pubmed": "NCBI_API_KEY",
-    "openalex": "OPENALEX_API_KEY",
-    "scopus": "SCOPUS_API_KEY",
-    "zotero": "ZOTERO_API_KEY",
-}
-
 
 def hysem_home() -> Path:
     """Root of all state (Dagster home, asset storage, downloads, indexes): see :func:`home_and_origin`."""
@@ -153,11 +135,6 @@ def use_profile(name: str) -> None:
 def url_override(source: str) -> str | None:
     """``HYSEM_<SOURCE>_URL`` wins over the profile, so one variable retargets a source."""
     return os.environ.get(f"HYSEM_{source.upper()}_URL") or None
-
-
-def api_key(source: str) -> str | None:
-    variable = KEY_VARIABLES.get(source)
-    return (os.environ.get(variable) or None) if variable else None
 
 
 def variable(name: str | None) -> str | None:

@@ -36,7 +36,6 @@ from hysem_assets.settings.yamlfile import ConfigFileError, read_yaml_mapping
 #: The parse pipelines and the native pipeline's OCR engines (``parsing/ocr.py`` builds them).
 Pipeline = Literal["native", "standard"]
 OcrEngine = Literal["tesseract", "rapidocr", "off"]
-SourceName = Literal["pubmed", "openalex", "scopus", "crossref", "unpaywall", "zotero"]
 #: Rows a graph store writes per transaction.
 GRAPH_BATCH_SIZE = 1000
 #: Cosine similarity above which an extracted term joins a dictionary entry.
@@ -80,13 +79,18 @@ class HttpSettings(_Section):
 
 
 class PdfSettings(_Section):
-    """Limits of the open-access PDF downloads."""
+    """Limits of the open-access PDF downloads, and whether JATS XML full texts come first."""
 
     max_megabytes: float = Field(50.0, gt=0, description="Largest PDF downloaded.")
     timeout_s: float = Field(300.0, gt=0, description="Seconds for one response, request to last byte.")
     max_redirects: int = Field(5, ge=0, description="Redirects followed per link.")
     requests_per_second: float = Field(2.0, gt=0, description="Request starts per second to any one host.")
     max_concurrency: int = Field(4, ge=1, description="Downloads in flight at once.")
+    jats_full_text: bool = Field(
+        True,
+        description="Before any PDF, fetch the open-access JATS XML full text of a work with a PMCID (Europe PMC), "
+        "parsed without a PDF step; false: PDFs only, and no full-text requests.",
+    )
 
 
 class ParsingSettings(_Section):
@@ -336,7 +340,9 @@ class Profile(BaseModel):
     mirror: bool = Field(
         False, description="Serve the bundled sample snapshot on 127.0.0.1 for every source without a URL."
     )
-    sources: dict[SourceName, SourceSettings] = Field(default_factory=dict, description="HTTP sources by name.")
+    sources: dict[str, SourceSettings] = Field(
+        default_factory=dict, description="HTTP sources by name (any of the source registry's)."
+    )
     http: HttpSettings = Field(default_factory=HttpSettings, description="Timeouts and retries of every HTTP client.")
     allow_partial_results: bool = Field(
         False,

@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from hysem_assets.settings.environment import EMAIL, config_dir
 from hysem_assets.settings.yamlfile import ConfigFileError, read_yaml_mapping
 
-METADATA_SOURCES = ("pubmed", "openalex", "scopus")
 MAX_SLUG_LENGTH = 80
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 #: Shaped like an address the APIs' polite pools accept: one '@', a dotted domain, no spaces.
@@ -33,6 +32,17 @@ class QueryError(ValueError):
     """The queries file or one declared query is invalid."""
 
 
+class CitationSearch(BaseModel):
+    """Following the included studies' citations one level: what they cite, what cites them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backward: bool = True
+    forward: bool = True
+    #: At most this many works taken per study and direction; what the cap leaves out is said.
+    per_study: int = Field(200, ge=1, le=10_000)
+
+
 class QuerySpec(BaseModel):
     """One declared literature search; ``slug`` is its partition key."""
 
@@ -42,7 +52,8 @@ class QuerySpec(BaseModel):
     title: str = ""
     #: One query string for every source, or a mapping source -> source-specific syntax.
     query: str | dict[str, str]
-    sources: list[str] = Field(default_factory=lambda: list(METADATA_SOURCES))
+    #: Sources searched (names of the source registry); none: the registry's default ones.
+    sources: list[str] | None = None
     date_from: dt.date | None = None
     date_to: dt.date | None = None
     max_records: int = Field(10_000, ge=1)
@@ -51,6 +62,8 @@ class QuerySpec(BaseModel):
     protocol: str | None = Field(None, pattern=r"^[a-z][a-z0-9_-]*$")
     #: A living review: ``daily``, ``weekly``, ``monthly`` or a cron string; each tick searches for what is new.
     schedule: str | None = None
+    #: Citation searching from the included studies; none: off.
+    citations: CitationSearch | None = None
 
     @field_validator("slug")
     @classmethod
@@ -68,12 +81,14 @@ class QuerySpec(BaseModel):
 
     @field_validator("sources")
     @classmethod
-    def _check_sources(cls, value: list[str]) -> list[str]:
+    def _check_sources(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
         if not value:
-            raise ValueError(f"no sources; name at least one of {', '.join(METADATA_SOURCES)}")
-        unknown = sorted(set(value) - set(METADATA_SOURCES))
-        if unknown:
-            raise ValueError(f"unknown sources {unknown}; choose from {list(METADATA_SOURCES)}")
+            raise ValueError("no sources; name at least one, or leave `sources` out for the default ones")
+        odd = [source for source in value if not _SLUG.match(source)]
+        if odd:
+            raise ValueError(f"source names {odd} must be lower-case letters, digits, '-' or '_'")
         repeated = sorted({source for source in value if value.count(source) > 1})
         if repeated:
             raise ValueError(f"sources {repeated} are listed more than once")
@@ -123,6 +138,8 @@ class QuerySpec(BaseModel):
     @model_validator(mode="after")
     def _check_query(self) -> QuerySpec:
         if isinstance(self.query, dict):
+            if self.sources is None:  # a text per source names the sources
+                self.sources = list(self.query)
             missing = [s for s in self.sources if not self.query.get(s)]
             if missing:
                 raise ValueError(f"no query text for sources {missing}")
@@ -132,6 +149,10 @@ class QuerySpec(BaseModel):
 
     def text_for(self, source: str) -> str:
         return self.query[source] if isinstance(self.query, dict) else self.query
+
+    def texts(self) -> list[str]:
+        """Every text the query searches with, once each."""
+        return list(dict.fromkeys(self.query.values())) if isinstance(self.query, dict) else [self.query]
 
     def search_key(self, source: str) -> str:
         """What decides one source's results; a re-search may only add to records found under the same key."""
@@ -164,7 +185,7 @@ def new_query_spec(
     slug: str | None = None,
     title: str = "",
     per_source: Mapping[str, str | None] | None = None,
-    sources: Sequence[str] = METADATA_SOURCES,
+    sources: Sequence[str] | None = None,
     date_from: dt.date | str | None = None,
     date_to: dt.date | str | None = None,
     max_records: int = 10_000,
@@ -179,11 +200,13 @@ def new_query_spec(
     """
     own = {source: value for source, value in (per_source or {}).items() if value}
     if own:
-        query: str | dict[str, str] = {source: own.get(source) or text or "" for source in sources}
+        query: str | dict[str, str] = {
+            source: own.get(source) or text or "" for source in (own if sources is None else sources)
+        }
     elif text and text.strip():
         query = text
     else:
-        raise QueryError("Give the query text, or a text per source (pubmed, openalex, scopus).")
+        raise QueryError("Give the query text, or a text per source.")
     slug = slug or slugify(title or text or next(iter(own.values())))
     from hysem_assets.settings.protocols import ProtocolError, load_protocol
 
@@ -196,7 +219,7 @@ def new_query_spec(
             slug=slug,
             title=title,
             query=query,
-            sources=list(sources),
+            sources=None if sources is None else list(sources),
             date_from=date_from or None,
             date_to=date_to or None,
             max_records=max_records,

@@ -1,7 +1,7 @@
 """One redaction path: secrets are masked wherever text leaves the process.
 
 A secret is the value of an environment variable that holds a key, token or password:
-the API keys of :data:`hysem_assets.settings.environment.KEY_VARIABLES`, any variable whose name
+the API keys the source registry names, any variable whose name
 ends like ``_API_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD``, and any variable a
 profile names as one (``api_key_env: HYSEM_LLM_API_KEY``). :func:`redact` masks those
 values (and their URL- and JSON-escaped forms) in any text, together with secret query
@@ -27,13 +27,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from hysem_assets.settings.environment import KEY_VARIABLES
-
 MASK = "***"
 #: Shorter values are not treated as secrets: masking "1" or "true" would garble every line.
 MIN_SECRET_LENGTH = 6
 #: Variables holding secrets whatever their name; the rest are found by :data:`_SECRET_NAME`.
-SECRET_VARIABLES = frozenset({*KEY_VARIABLES.values(), "HYSEM_NEO4J_PASSWORD", "HYSEM_QDRANT_API_KEY"})
+SECRET_VARIABLES = frozenset({"HYSEM_NEO4J_PASSWORD", "HYSEM_QDRANT_API_KEY"})
 _SECRET_NAME = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 _SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "token", "access_token", "insttoken"})
 _PARAM_IN_TEXT = re.compile(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from hysem_assets.net.http import FetchError, RequestStats
 from hysem_assets.settings.redaction import redact, redact_url
@@ -107,3 +107,62 @@ async def fetch_pages(
         if not pending:
             break
     return errors
+
+
+class CursorPage(Protocol):
+    """One page of a cursor-paged search, as its parser reads it."""
+
+    records: list[dict[str, Any]]
+    #: A reason per result of the page that could not be read.
+    failures: list[str]
+    next_cursor: str | None
+
+    @property
+    def results(self) -> int:
+        """Results the page held, read or not."""
+
+    @property
+    def total(self) -> int | None:
+        """Results the search found, as the source says."""
+
+
+async def walk_cursor(
+    outcome: FetchOutcome,
+    read_page: Callable[[str, str], Awaitable[CursorPage]],
+    max_records: int,
+    where: Callable[[int], str],
+    progress: ProgressCallback = no_progress,
+) -> FetchOutcome:
+    """Follow a search's cursor from ``*`` until a page is empty, the cursor stops moving, every result the
+    source counted was seen, or ``max_records`` are held.
+
+    Cursor pages are sequential by nature: a page that fails (``read_page(cursor, where)`` raising a fetch
+    or format error) is requested again at once, and if it still fails the walk ends there; what came
+    before it is kept and the failure says where it stopped.
+    """
+    pages: dict[str, CursorPage] = {}
+    cursor: str | None = "*"
+    number, seen = 1, 0
+
+    async def fetch_page(cursor: str) -> Exception | None:
+        try:
+            pages[cursor] = await read_page(cursor, where(number))
+        except (FetchError, SourceFormatError) as exc:
+            return exc
+        return None
+
+    while cursor and len(outcome.records) < max_records:
+        failed = await fetch_pages([cursor], fetch_page)
+        if failed:
+            outcome.fail(where(number), failed[cursor])
+            break
+        page = pages.pop(cursor)
+        outcome.total_available = page.total if page.total is not None else outcome.total_available
+        outcome.reject_records(where(number), page.failures)
+        outcome.records.extend(page.records[: max_records - len(outcome.records)])
+        seen += page.results
+        progress(len(outcome.records), outcome.expected(max_records))
+        finished = not page.results or page.next_cursor == cursor or (page.total is not None and seen >= page.total)
+        cursor = None if finished else page.next_cursor
+        number += 1
+    return outcome

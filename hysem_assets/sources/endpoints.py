@@ -8,19 +8,14 @@ from typing import TypeVar
 
 from hysem_assets import __version__
 from hysem_assets.net.http import HttpClient, RetryPolicy, make_session
-from hysem_assets.settings.environment import PRODUCTION_URLS, api_key, mailto, url_override
+from hysem_assets.settings.environment import mailto, url_override
 from hysem_assets.settings.profile import HttpSettings, Profile
-from hysem_assets.settings.queries import EntryWindow, QuerySpec
+from hysem_assets.settings.queries import CitationSearch, EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress
-from hysem_assets.sources.lookups import LookupOutcome, lookup_crossref, lookup_openalex
-from hysem_assets.sources.openalex import fetch_openalex
-from hysem_assets.sources.pubmed import fetch_pubmed
-from hysem_assets.sources.scopus import fetch_scopus
+from hysem_assets.sources.citations import ChaseOutcome, chase_citations
+from hysem_assets.sources.lookups import LookupOutcome
+from hysem_assets.sources.registry import BY_NAME, LOOKUPS, api_key, production_url
 
-Fetcher = Callable[[HttpClient, Endpoint, QuerySpec, ProgressCallback, EntryWindow | None], Awaitable[FetchOutcome]]
-
-FETCHERS: dict[str, Fetcher] = {"pubmed": fetch_pubmed, "openalex": fetch_openalex, "scopus": fetch_scopus}
-LOOKUPS = {"crossref": lookup_crossref, "openalex": lookup_openalex}
 T = TypeVar("T")
 
 
@@ -29,7 +24,7 @@ def base_url(source: str, profile: Profile, mirror_urls: Mapping[str, str] | Non
     url = url_override(source) or profile.source(source).base_url
     if not url and profile.mirror and mirror_urls:
         url = mirror_urls.get(source)
-    return (url or PRODUCTION_URLS[source]).rstrip("/")
+    return (url or production_url(source)).rstrip("/")
 
 
 def needs_mirror(profile: Profile, sources: list[str]) -> bool:
@@ -79,7 +74,7 @@ def fetch(
 ) -> FetchOutcome:
     """Every record one source returns for a query, or only those it added within ``window``
     (synchronous, for assets and the CLI)."""
-    fetcher = FETCHERS[endpoint.source]
+    fetcher = BY_NAME[endpoint.source].search
     return asyncio.run(with_client(endpoint, http, lambda client: fetcher(client, endpoint, spec, progress, window)))
 
 
@@ -89,6 +84,21 @@ def lookup(
     """Enrichment values for ``dois`` from Crossref or OpenAlex (synchronous)."""
     looker = LOOKUPS[endpoint.source]
     return asyncio.run(with_client(endpoint, http, lambda client: looker(client, endpoint, dois, progress)))
+
+
+def chase(
+    endpoint: Endpoint,
+    seeds: list[str],
+    search: CitationSearch,
+    http: HttpSettings,
+    progress: ProgressCallback,
+    known: set[str],
+) -> ChaseOutcome:
+    """The citations of ``seeds`` (OpenAlex ids) one level, as ``search`` asks, leaving out the ``known`` works
+    (synchronous)."""
+    return asyncio.run(
+        with_client(endpoint, http, lambda client: chase_citations(client, endpoint, seeds, search, progress, known))
+    )
 
 
 def _user_agent(endpoint: Endpoint) -> str:

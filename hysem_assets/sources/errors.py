@@ -1,6 +1,9 @@
-"""The one error every source parser raises for a response it cannot read."""
+"""The one error every source parser raises for a response it cannot read, and a probe's for a reply in no API's format."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from hysem_assets.settings.redaction import redact
 
@@ -44,3 +47,15 @@ class SourceFormatError(ValueError):
             f"the body is not valid {expected} ({detail}); it starts with {snippet!r}",
             "the transfer may have been cut off; retry the request",
         )
+
+
+class UnexpectedReply(ValueError):
+    """A service answered a probe, but not in its API's format (a wrong base URL, a proxy's page)."""
+
+
+def reply_json(body: bytes) -> Any:
+    """A probe's reply as JSON, or :class:`UnexpectedReply`."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise UnexpectedReply("answered, but not with JSON") from None

@@ -12,6 +12,8 @@ from hysem_assets.sources.errors import SourceFormatError
 #: Publication years a record may carry; outside them the value is an error, not a date.
 YEARS = range(1500, 2100)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+#: A PMCID alone ("PMC123", "pmc123", "123") or at the end of a PubMed Central URL (".../pmc/articles/PMC123/").
+_PMCID = re.compile(r"^(?:.*/pmc/articles/)?(?:PMC)?(\d{1,10})/?$", re.IGNORECASE)
 
 
 def clean_text(value: Any) -> str | None:
@@ -20,6 +22,13 @@ def clean_text(value: Any) -> str | None:
         return None
     text = " ".join(str(value).split())
     return text or None
+
+
+def normalize_pmcid(value: Any) -> str | None:
+    """A PubMed Central id as ``"PMC1234567"``, from the id with or without its prefix or from an article URL."""
+    text = clean_text(value)
+    found = _PMCID.match(text) if text else None
+    return f"PMC{int(found.group(1))}" if found and int(found.group(1)) else None
 
 
 def leading_year(value: Any) -> int | None:

@@ -11,7 +11,7 @@ from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.sources.base import Endpoint, Failure, ProgressCallback, no_progress
 from hysem_assets.sources.crossref_json import enrichment as crossref_enrichment
 from hysem_assets.sources.crossref_json import parse_work_response, retraction_targets
-from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.errors import SourceFormatError, UnexpectedReply, reply_json
 from hysem_assets.sources.openalex_json import enrichment as openalex_enrichment
 from hysem_assets.sources.openalex_json import parse_works_page
 
@@ -101,3 +101,32 @@ async def lookup_crossref(
 
     await asyncio.gather(*(one(doi) for doi in dois))
     return outcome
+
+
+#: A work every DOI service knows (Unpaywall's own documentation uses it).
+PROBE_DOI = "10.1038/nature12373"
+
+
+async def probe_crossref(client: HttpClient, endpoint: Endpoint) -> str:
+    """One DOI lookup (a 404 that is Crossref's own answers too)."""
+    status, body = await client.request(
+        f"{endpoint.base_url}/works/{PROBE_DOI}", params=polite_params(endpoint), ok_statuses=frozenset({200, 404})
+    )
+    if status == 404 and body.strip().startswith(b"Resource not found"):
+        return "answers DOI lookups"
+    if "DOI" not in (reply_json(body).get("message") or {}):
+        raise UnexpectedReply("answered without a work")
+    return "answers DOI lookups"
+
+
+async def probe_unpaywall(client: HttpClient, endpoint: Endpoint) -> str:
+    """One DOI lookup with the contact address Unpaywall requires."""
+    status, body = await client.request(
+        f"{endpoint.base_url}/v2/{PROBE_DOI}",
+        params={"email": endpoint.mailto or ""},
+        ok_statuses=frozenset({200, 404}),
+    )
+    data = reply_json(body)
+    if "doi" not in data and data.get("HTTP_status_code") != 404:
+        raise UnexpectedReply("answered without a DOI record")
+    return "answers DOI lookups with the contact address"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from hysem_assets.net.http import FetchError, HttpClient
+from hysem_assets.net.http import HttpClient
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
-from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
-from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, no_progress, walk_cursor
+from hysem_assets.sources.errors import UnexpectedReply, reply_json
+from hysem_assets.sources.lookups import polite_params
 from hysem_assets.sources.openalex_json import WorksPage, parse_works_page
 
 MAX_PER_PAGE = 200
@@ -40,39 +41,25 @@ async def fetch_openalex(
     progress: ProgressCallback = no_progress,
     window: EntryWindow | None = None,
 ) -> FetchOutcome:
-    """Follow ``next_cursor`` until the results end or ``max_records`` is reached.
-
-    Cursor pages are sequential by nature: a page that fails is requested again at
-    once, and if it still fails the walk ends there; what came before it is kept and
-    the failure says where it stopped.
-    """
-    outcome = FetchOutcome(source="openalex", stats=client.stats)
+    """Every work of the search, up to ``max_records``, following ``next_cursor`` (see :func:`walk_cursor`)."""
     params = search_params(spec, endpoint, window)
-    pages: dict[str, WorksPage] = {}
-    cursor, page_number = "*", 1
 
-    async def fetch_page(cursor: str) -> Exception | None:
-        try:
-            _, body = await client.request(f"{endpoint.base_url}/works", params={**params, "cursor": cursor})
-            pages[cursor] = parse_works_page(body, where=_page_where(page_number))
-        except (FetchError, SourceFormatError) as exc:
-            return exc
-        return None
+    async def read_page(cursor: str, where: str) -> WorksPage:
+        _, body = await client.request(f"{endpoint.base_url}/works", params={**params, "cursor": cursor})
+        return parse_works_page(body, where=where)
 
-    while cursor and len(outcome.records) < spec.max_records:
-        failed = await fetch_pages([cursor], fetch_page)
-        if failed:
-            outcome.fail(_page_where(page_number), failed[cursor])
-            break
-        page = pages.pop(cursor)
-        outcome.total_available = page.count if page.count is not None else outcome.total_available
-        outcome.reject_records(_page_where(page_number), page.failures)
-        outcome.records.extend(page.records[: spec.max_records - len(outcome.records)])
-        progress(len(outcome.records), outcome.expected(spec.max_records))
-        cursor = page.next_cursor if page.records else None
-        page_number += 1
-    return outcome
+    outcome = FetchOutcome(source="openalex", stats=client.stats)
+    return await walk_cursor(outcome, read_page, spec.max_records, _page_where, progress)
 
 
 def _page_where(number: int) -> str:
     return f"works page {number}"
+
+
+async def probe_openalex(client: HttpClient, endpoint: Endpoint) -> str:
+    """A one-work search: does the service search, and with the key?"""
+    params = {"search": "review", "per-page": 1, **polite_params(endpoint)}
+    _, body = await client.request(f"{endpoint.base_url}/works", params=params)
+    if not isinstance(reply_json(body).get("results"), list):
+        raise UnexpectedReply("answered without a list of works")
+    return "searches" + (", with the API key" if endpoint.api_key else "")

@@ -11,7 +11,14 @@ from hysem_assets.core.identifiers import normalize_doi, normalize_pmid, strip_o
 from hysem_assets.core.records import empty_record, to_json_text
 from hysem_assets.sources.enrichment_fields import UNPUBLISHED_TYPES
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, load_json_object, page_range, parse_each, plausible_year
+from hysem_assets.sources.fields import (
+    clean_text,
+    load_json_object,
+    normalize_pmcid,
+    page_range,
+    parse_each,
+    plausible_year,
+)
 from hysem_assets.sources.names import citation_name
 
 SOURCE = "OpenAlex"
@@ -25,6 +32,14 @@ class WorksPage:
     next_cursor: str | None
     count: int | None
     failures: list[str] = field(default_factory=list)
+
+    @property
+    def results(self) -> int:
+        return len(self.records) + len(self.failures)
+
+    @property
+    def total(self) -> int | None:
+        return self.count
 
 
 def parse_works_page(body: bytes, where: str) -> WorksPage:
@@ -97,6 +112,7 @@ def parse_work(work: dict[str, Any]) -> dict[str, Any]:
         item_type=clean_text(work.get("type")),
         language=clean_text(work.get("language")),
         pmid=normalize_pmid(ids.get("pmid")),
+        pmcid=normalize_pmcid(ids.get("pmcid")),
         oa_url=_oa_url(work),
         raw=to_json_text(work),
     )

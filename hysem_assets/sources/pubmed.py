@@ -5,7 +5,7 @@ from __future__ import annotations
 from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
-from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.errors import SourceFormatError, UnexpectedReply, reply_json
 from hysem_assets.sources.pubmed_xml import parse_efetch, parse_esearch
 
 #: E-utilities serves at most 10,000 records of one search through esearch/efetch paging.
@@ -99,3 +99,13 @@ async def fetch_pubmed(
 
 def _batch_where(retstart: int) -> str:
     return f"efetch retstart={retstart}"
+
+
+async def probe_pubmed(client: HttpClient, endpoint: Endpoint) -> str:
+    """One esearch without results: does the service search, and with the key?"""
+    params = {**common_params(endpoint), "term": "review", "retmax": 0, "retmode": "json"}
+    _, body = await client.request(f"{endpoint.base_url}/esearch.fcgi", params=params)
+    count = reply_json(body).get("esearchresult", {}).get("count")
+    if count is None:
+        raise UnexpectedReply("answered without an esearch result")
+    return f"searches ({int(count):,} records for 'review')" + (", with the API key" if endpoint.api_key else "")

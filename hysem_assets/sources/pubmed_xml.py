@@ -13,7 +13,7 @@ from typing import Any
 from hysem_assets.core.identifiers import normalize_doi, normalize_pmid
 from hysem_assets.core.records import empty_record
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, leading_year, page_range
+from hysem_assets.sources.fields import clean_text, leading_year, normalize_pmcid, page_range
 from hysem_assets.sources.names import format_name
 
 SOURCE = "PubMed"
@@ -204,6 +204,7 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
         publication_types="; ".join(publication_types) or None,
         notice_of=_notice_of(citation),
         language=clean_text(item.findtext("Language")),
+        pmcid=_pmcid(article.find("PubmedData/ArticleIdList")),
         oa_url=_pmc_url(article.find("PubmedData/ArticleIdList")),
         raw=_serialize(article),
     )
@@ -246,6 +247,7 @@ def _book_record(article: ET.Element, position: int, where: str) -> dict[str, An
         pages=_pages(document),
         item_type="book chapter" if chapter_title is not None else "book",
         language=clean_text(document.findtext("Language")),
+        pmcid=_pmcid(article.find("PubmedBookData/ArticleIdList")),
         oa_url=_pmc_url(article.find("PubmedBookData/ArticleIdList")),
         raw=_serialize(article),
     )
@@ -348,11 +350,14 @@ def _doi(item: ET.Element, *id_lists: ET.Element | None) -> str | None:
     return next((doi for text in candidates if (doi := normalize_doi(text))), None)
 
 
+def _pmcid(id_list: ET.Element | None) -> str | None:
+    """The record's own PubMed Central id ("PMC123"), from its ``ArticleId IdType="pmc"``."""
+    return None if id_list is None else normalize_pmcid(id_list.findtext("ArticleId[@IdType='pmc']"))
+
+
 def _pmc_url(id_list: ET.Element | None) -> str | None:
-    if id_list is None or not (pmcid := clean_text(id_list.findtext("ArticleId[@IdType='pmc']"))):
-        return None
-    pmcid = pmcid.upper() if pmcid.upper().startswith("PMC") else f"PMC{pmcid}"
-    return f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"
+    pmcid = _pmcid(id_list)
+    return f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/" if pmcid else None
 
 
 def _item_type(publication_types: Iterable[str]) -> str:

@@ -7,7 +7,7 @@ import datetime as dt
 from hysem_assets.net.http import FetchError, HttpClient
 from hysem_assets.settings.queries import EntryWindow, QuerySpec
 from hysem_assets.sources.base import Endpoint, FetchOutcome, ProgressCallback, fetch_pages, no_progress
-from hysem_assets.sources.errors import SourceFormatError
+from hysem_assets.sources.errors import SourceFormatError, UnexpectedReply, reply_json
 from hysem_assets.sources.scopus_json import SearchPage, parse_search_page
 
 #: Offset paging of the Search API stops at 5,000 results (start + count).
@@ -83,3 +83,14 @@ async def fetch_scopus(
 
 def _page_where(start: int) -> str:
     return f"search start={start}"
+
+
+async def probe_scopus(client: HttpClient, endpoint: Endpoint) -> str:
+    """A one-entry search: does the service take the key?"""
+    params: dict[str, str | int] = {"query": "TITLE(review)", "count": 1}
+    _, body = await client.request(
+        f"{endpoint.base_url}/content/search/scopus", params=params, headers=request_headers(endpoint)
+    )
+    if "search-results" not in reply_json(body):
+        raise UnexpectedReply("answered without search results")
+    return "searches, with the API key"

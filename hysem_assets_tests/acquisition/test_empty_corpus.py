@@ -12,14 +12,16 @@ from hysem_assets.core.records import empty_record, records_frame
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.merge import merge_clusters
 from hysem_assets.defs.acquisition import combine_raw
-from hysem_assets.settings.queries import METADATA_SOURCES
+from hysem_assets.sources.registry import record_sources
 
 
 def corpus_of(frames: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
     """What ``deduped_corpus`` does with the raw tables, without the lookups."""
     raw = combine_raw(frames)
     clusters = cluster_records(raw)
-    corpus = apply_enrichment(merge_clusters(raw, clusters), [], retracted_clusters(raw, clusters.cluster_id))
+    corpus = apply_enrichment(
+        merge_clusters(raw, clusters, authority=record_sources()), [], retracted_clusters(raw, clusters.cluster_id)
+    )
     for column in ("provenance", "merge_evidence"):
         corpus[column] = corpus[column].map(json.dumps)
     return raw, corpus, clusters.cluster_id
@@ -32,7 +34,7 @@ def one_record() -> pd.DataFrame:
 
 
 def test_zero_records_give_an_empty_corpus_with_the_columns_and_types_of_a_filled_one(tmp_path):
-    empty = {source: records_frame([]) for source in METADATA_SOURCES}
+    empty = {source: records_frame([]) for source in record_sources()}
     raw, corpus, cluster_ids = corpus_of(empty)
     _, filled, _ = corpus_of({**empty, "pubmed": one_record()})
     assert len(raw) == len(corpus) == 0 and len(filled) == 1

@@ -55,10 +55,13 @@ def test_hand_labelled_pairs(dedup_data):
     assert len(cases) == 25 and wrong == []
 
 
-@pytest.mark.parametrize(("dataset", "min_recall"), [("cytology_screening", 0.995), ("respiratory", 0.98)])
+#: Measured recall (cytology 1.000, respiratory 0.986, special cases 1.000) less a small margin.
+@pytest.mark.parametrize(
+    ("dataset", "min_recall"), [("cytology_screening", 0.995), ("respiratory", 0.98), ("special_cases", 1.0)]
+)
 def test_labelled_dataset_pairwise_quality(dedup_data, dataset, min_recall):
     records, truth = read_labelled_set(dedup_data / dataset)
     standard = standardize_columns(records)
     found = pairs_of(groups_of(standard["record_id"], cluster_records(standard).cluster_id))
     precision, recall, _ = pairwise_scores(found, truth)
-    assert precision >= 0.999 and recall >= min_recall, (precision, recall)
+    assert precision == 1.0 and recall >= min_recall, {"recall": recall, "false": sorted(found - truth)}

@@ -8,6 +8,10 @@ import pytest
 from hysem_assets.core.records import CORE_COLUMNS, empty_record, records_frame
 from hysem_assets.dedup.cluster import cluster_records
 from hysem_assets.dedup.merge import merge_clusters
+from hysem_assets.sources.registry import record_sources
+
+#: Most trusted first, as the pipeline merges.
+AUTHORITY = record_sources()
 
 TITLE = "Fine particulate air pollution and hospital admission for cardiovascular disease"
 
@@ -64,7 +68,7 @@ def frame() -> pd.DataFrame:
 
 
 def test_nothing_is_lost_and_every_record_lands_in_one_row(frame):
-    merged = merge_clusters(frame, cluster_records(frame))
+    merged = merge_clusters(frame, cluster_records(frame), authority=AUTHORITY)
     ids = [record_id for row in merged["record_ids"] for record_id in row]
     assert sorted(ids) == sorted(frame["record_id"])
     assert len(merged) == 2 and merged["cluster_id"].is_unique
@@ -79,7 +83,7 @@ def test_nothing_is_lost_and_every_record_lands_in_one_row(frame):
 
 
 def test_fields_take_the_most_complete_value_and_never_an_empty_one(frame):
-    merged = merge_clusters(frame, cluster_records(frame)).set_index("cluster_id")
+    merged = merge_clusters(frame, cluster_records(frame), authority=AUTHORITY).set_index("cluster_id")
     row = merged.loc[merged["record_ids"].map(len) == 3].iloc[0]
     assert row["abstract"] == "A much longer abstract that says what the study found."
     assert list(row["authors"]) == ["Dominici, F", "Peng, RD", "Bell, ML"]
@@ -90,7 +94,7 @@ def test_fields_take_the_most_complete_value_and_never_an_empty_one(frame):
 
 
 def test_provenance_names_the_record_behind_each_field(frame):
-    merged = merge_clusters(frame, cluster_records(frame))
+    merged = merge_clusters(frame, cluster_records(frame), authority=AUTHORITY)
     provenance = merged.loc[merged["record_ids"].map(len) == 3, "provenance"].iloc[0]
     assert json.loads(json.dumps(provenance)) == provenance
     assert provenance["abstract"] == "s1" and provenance["authors"] == provenance["first_author"] == "p1"
@@ -100,7 +104,7 @@ def test_provenance_names_the_record_behind_each_field(frame):
 
 def test_ties_go_to_the_more_authoritative_source(frame):
     frame.loc[frame["record_id"] == "s1", "title"] = TITLE.upper()
-    merged = merge_clusters(frame, cluster_records(frame))
+    merged = merge_clusters(frame, cluster_records(frame), authority=AUTHORITY)
     row = merged.loc[merged["record_ids"].map(len) == 3].iloc[0]
     assert row["title"] == TITLE and row["provenance"]["title"] == "p1"
     scopus_first = merge_clusters(frame, cluster_records(frame), authority=("scopus", "pubmed", "openalex"))
@@ -108,7 +112,7 @@ def test_ties_go_to_the_more_authoritative_source(frame):
 
 
 def test_source_fields_come_from_the_canonical_record(frame):
-    merged = merge_clusters(frame, cluster_records(frame))
+    merged = merge_clusters(frame, cluster_records(frame), authority=AUTHORITY)
     row = merged.loc[merged["record_ids"].map(len) == 3].iloc[0]
     assert (row["source"], row["source_id"]) == ("scopus", "S1")  # most fields filled
     assert row["provenance"]["source"] == "s1" and row["provenance"]["raw"] == "p1"
@@ -122,7 +126,7 @@ def test_clusters_must_come_from_the_same_frame(frame):
 
 def test_each_cluster_keeps_the_links_that_merged_it(frame):
     frame.loc[frame["record_id"] == "o1", "doi"] = None  # o1 now joins by its title alone
-    merged = merge_clusters(frame, cluster_records(frame)).set_index("cluster_id")
+    merged = merge_clusters(frame, cluster_records(frame), authority=AUTHORITY).set_index("cluster_id")
     links = merged.loc[merged["record_ids"].map(len) == 3, "merge_evidence"].iloc[0]
     assert "doi" in {link["rule"] for link in links}
     o1_links = [link for link in links if "o1" in (link["record_id_a"], link["record_id_b"])]

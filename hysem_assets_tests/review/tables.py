@@ -13,6 +13,7 @@ import pandas as pd
 
 from hysem_assets.findings.schema import ABSTRACT, DECREASED, NO_DIFFERENCE
 from hysem_assets.screening.outcome import FULLTEXT_DECISION, FULLTEXT_REASON, INCLUDED, inclusion
+from hysem_assets.sources.registry import record_sources
 from hysem_assets_tests.findings_table import finding, findings_table
 
 WORKS = ["w1", "w2", "w3", "w4", "w5", "w6"]
@@ -23,8 +24,10 @@ RECORDS = {"w1": ["pubmed:1", "openalex:1", "scopus:1"], "w2": ["pubmed:2", "ope
 def raw() -> dict[str, pd.DataFrame]:
     ids = [record for records in RECORDS.values() for record in records]
     return {
-        source: pd.DataFrame({"source_id": [r.split(":")[1] for r in ids if r.startswith(source)]})
-        for source in ("pubmed", "openalex", "scopus")
+        source: pd.DataFrame(
+            {"source": source, "source_id": [r.split(":")[1] for r in ids if r.startswith(source)]}, dtype="string"
+        )
+        for source in record_sources()
     }
 
 

@@ -11,13 +11,19 @@ from . import tables
 
 
 def flow() -> pd.DataFrame:
-    return prisma_counts(FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed()))
+    inputs = FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed(), SEARCHED)
+    return prisma_counts(inputs)
+
+
+#: What the query searched: a source it did not search has no box, one that found nothing has 0.
+SEARCHED = ("pubmed", "openalex", "scopus")
 
 
 def test_every_box_counts_its_records():
     counts = dict(zip(flow()["box"], flow()["count"]))
     assert counts == {
         "identified": 9, "identified:pubmed": 4, "identified:openalex": 3, "identified:scopus": 2,
+        "identified_other": 0,
         "duplicates_removed": 3, "automation_excluded": 0, "screened": 6, "screened:ranking": 6,
         "excluded": 1, "excluded:retracted": 1,
         "sought": 5, "not_retrieved": 2, "not_retrieved:http_error": 1, "not_retrieved:no_oa_location": 1,
@@ -26,6 +32,26 @@ def test_every_box_counts_its_records():
     }  # fmt: skip
     assert reconcile(flow()) == []
     assert included_ids(tables.screening()) == ["w1", "w2", "w3", "w4", "w5"]
+
+
+def test_imported_exports_count_among_databases_and_chased_records_as_other_methods():
+    """An export imported as Embase is a database of its own; records found by citation searching are
+    identified via other methods, and the flow adds both before duplicates are removed."""
+    raw = tables.raw()
+    raw["imported"] = pd.DataFrame({"source": ["embase", "embase", "cinahl"], "source_id": ["e1", "e2", "c1"]})
+    raw["citations"] = pd.DataFrame({"source": ["citations"] * 2, "source_id": ["W1", "W2"]})
+    records = {**tables.RECORDS, "w1": [*tables.RECORDS["w1"], "embase:e1", "embase:e2", "cinahl:c1"]}
+    records["w2"] = [*records["w2"], "citations:W1", "citations:W2"]
+    corpus = tables.corpus().assign(record_ids=[records[w] for w in tables.WORKS])
+    table = prisma_counts(FlowInputs(raw, corpus, tables.screening(), tables.pdfs(), tables.parsed(), SEARCHED))
+    counts = dict(zip(table["box"], table["count"]))
+    assert counts["identified"] == 9 + 3 and counts["identified:embase"] == 2 and counts["identified:cinahl"] == 1
+    assert counts["identified_other"] == counts["identified_other:citations"] == 2
+    assert counts["duplicates_removed"] == 3 + 5
+    labels = dict(zip(table["box"], table["label"]))
+    assert labels["identified_other:citations"] == "Citation searching" and labels["identified:embase"] == "embase"
+    assert reconcile(table) == []
+    assert "Records identified via other methods (n = 2)" in draw_flow(table).svg
 
 
 def test_a_report_excluded_at_full_text_leaves_the_included_studies_with_its_reason():
@@ -44,7 +70,10 @@ def test_a_tampered_table_does_not_reconcile():
     tampered = flow()
     tampered.loc[tampered["box"] == "screened", "count"] = 7
     problems = reconcile(tampered)
-    assert "identified (9) - duplicates_removed (3) - automation_excluded (0) = 6, but screened is 7" in problems
+    assert (
+        "identified (9) + identified_other (0) - duplicates_removed (3) - automation_excluded (0) = 6, but screened is 7"
+        in problems
+    )
     assert any(p.startswith("screened (7) - excluded (1) = 6, but sought is 5") for p in problems)
     reasons = flow()
     reasons.loc[reasons["box"] == "not_retrieved:http_error", "count"] = 3
@@ -57,7 +86,7 @@ def test_tables_out_of_step_do_not_reconcile():
     stale = prisma_counts(FlowInputs(tables.raw(), lost, tables.screening(), tables.pdfs(), tables.parsed()))
     assert (
         reconcile(stale)[0]
-        == "identified (9) - duplicates_removed (1) - automation_excluded (0) = 8, but screened is 5"
+        == "identified (9) + identified_other (0) - duplicates_removed (1) - automation_excluded (0) = 8, but screened is 5"
     )
     unparsed = prisma_counts(
         FlowInputs(tables.raw(), tables.corpus(), tables.screening(), tables.pdfs(), tables.parsed().iloc[1:])

@@ -98,6 +98,30 @@ def test_new_works_are_those_of_records_never_held_and_a_record_joining_a_work_a
     assert flow["total"] == flow["previous"] - flow["withdrawn"] + flow["included_earlier"] + flow["included_new"] == 3
 
 
+def test_records_found_by_citation_searching_are_new_records_identified_via_other_methods() -> None:
+    after = review_state(
+        corpus(
+            [
+                ("c1", "10.1/a", ["pubmed:1", "openalex:W1"]),
+                ("c2", None, ["pubmed:2"]),
+                ("c3", "10.1/c", ["pubmed:3"]),
+                ("c4", "10.1/d", ["pubmed:4"]),
+                ("c7", "10.1/g", ["citations:W7"]),
+                ("c8", "10.1/h", ["citations:W8", "embase:L8"]),
+            ]
+        ),
+        included=["c1", "c2", "c3", "c7"],
+        answers=answers({}),
+    )
+    row = update_row(BEFORE, after, number=2, search="", searched_through="2026-01-12")
+    flow = {r["box"]: r["count"] for r in json.loads(row["flow_json"])}
+    labels = {r["box"]: r["label"] for r in json.loads(row["flow_json"])}
+    assert (flow["identified"], flow["identified:embase"]) == (1, 1)
+    assert flow["identified_other"] == flow["identified_other:citations"] == 2
+    assert labels["identified_other:citations"] == "New records from Citation searching"
+    assert (row["new_works"], flow["duplicates_removed"], flow["included_new"]) == (2, 1, 1)
+
+
 def test_the_first_update_holds_every_work_as_new_and_an_unchanged_review_reports_nothing() -> None:
     first = update_row(None, BEFORE, number=1, search="every record", searched_through="2026-01-05")
     assert (first["new_works"], first["dropped"], first["changed_answers"], first["included_total"]) == (4, 0, 0, 3)

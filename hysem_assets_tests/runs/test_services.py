@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 
 from hysem_assets.mirror.server import MirrorServer
-from hysem_assets.runs.services import PROBE_SCHEMA, SOURCES
+from hysem_assets.runs.services import PROBE_SCHEMA, PROBED
 from hysem_assets_tests.llm.scripted_server import Reply, ScriptedLLMServer, Step, json_reply
 from hysem_assets_tests.paths import HYSEM
 
@@ -60,7 +60,7 @@ def test_every_service_answers_in_its_format_and_the_model_returns_the_schema(on
         result, lines = doctor()
     assert result.returncode == 0, result.stdout + result.stderr
     assert model.failures == [] and len(model.requests) == 1  # JSON-schema mode, the key, one request
-    for service in (*SOURCES, "contact", "model"):
+    for service in (*PROBED, "contact", "model"):
         assert lines[service].startswith("  "), lines[service]
     assert "records for 'review'" in lines["pubmed"] and "with the API key" in lines["scopus"]
     assert "answers structured output (json_schema)" in lines["model"]
@@ -69,17 +69,20 @@ def test_every_service_answers_in_its_format_and_the_model_returns_the_schema(on
 
 def test_a_stopped_server_is_one_line_per_service_and_a_non_zero_exit(online: pytest.MonkeyPatch):
     stopped = f"http://127.0.0.1:{closed_port()}"
-    for name in SOURCES:
+    for name in PROBED:
         online.setenv(f"HYSEM_{name.upper()}_URL", stopped)
     online.setenv("HYSEM_LLM_URL", stopped + "/v1")
     result, lines = doctor()
     assert result.returncode != 0
-    for service in ("pubmed", "openalex", "crossref", "model"):
+    for service in ("pubmed", "openalex", "europepmc", "crossref", "model"):
         assert lines[service].startswith("! ") and "does not answer (ClientConnectorError)" in lines[service]
     assert lines["contact"].startswith("! ") and "HYSEM_MAILTO is not set" in lines["contact"]
     assert lines["unpaywall"].startswith("! ") and "contact address" in lines["unpaywall"]
     assert lines["scopus"].startswith("  ") and "SCOPUS_API_KEY is not set" in lines["scopus"]  # runs go on without
-    assert "not ready for a run: contact, pubmed, openalex, crossref, unpaywall, model" in result.stdout + result.stderr
+    assert (
+        "not ready for a run: contact, pubmed, openalex, europepmc, crossref, unpaywall, model"
+        in result.stdout + result.stderr
+    )
     assert not any(secret in result.stdout + result.stderr for secret in SECRETS.values())
 
 

@@ -113,6 +113,7 @@ def test_keyboard_screening_with_reasons_undo_and_key_terms(browser, server: Ser
     page = open_page(browser, server.url)
     assert page.locator("#title").inner_text().startswith(ON_TOPIC)  # the criteria rank the on-topic works first
     assert "ranked by eligibility criteria" in page.locator("#ranked").inner_text()
+    assert "found in PubMed, embase" in page.locator("#meta").inner_text()  # how the record was found
     assert {m.lower() for m in page.locator("#abstract mark").all_inner_texts()} >= {"air", "pollution", "machine"}
     first = page.locator("#title").inner_text()
 

@@ -24,5 +24,7 @@ def corpus() -> pd.DataFrame:
             "year": [2020] * 12,
             "journal": ["Journal of Tests"] * 12,
             "doi": [f"10.1000/w{k:02d}" for k in range(12)],
+            # searched and imported on topic, found by citation searching beside it
+            "sources": [["pubmed", "embase"]] * 6 + [["citations"]] * 6,
         }
     )

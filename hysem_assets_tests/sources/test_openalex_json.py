@@ -51,6 +51,7 @@ def test_current_schema_work() -> None:
     assert (record["issue"], record["pages"]) == (None, "e4375")
     assert (record["item_type"], record["language"], record["pmid"]) == ("article", "en", "29456894")
     assert record["oa_url"] == "https://peerj.com/articles/4375.pdf"
+    assert record["pmcid"] == "PMC5815332"  # ids.pmcid is a PMC article URL without the prefix
     assert json.loads(record["raw"]) == work
 
 
@@ -208,6 +209,25 @@ def test_minimal_work_falls_back_sensibly() -> None:
     assert (record["journal"], record["pages"], record["year"]) == (None, None, 2021)
     assert record["oa_url"] == "https://repo.example/42.pdf"
     assert record["item_type"] == "preprint"
+    assert record["pmcid"] is None
+
+
+@pytest.mark.parametrize(
+    ("pmcid", "expected"),
+    [
+        ("https://www.ncbi.nlm.nih.gov/pmc/articles/8398114", "PMC8398114"),
+        ("https://www.ncbi.nlm.nih.gov/pmc/articles/PMC8398114/", "PMC8398114"),
+        ("pmc8398114", "PMC8398114"),
+        ("8398114", "PMC8398114"),
+        ("https://example.org/not-a-pmcid", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_pmcid_is_kept_as_the_pmc_id(pmcid, expected) -> None:
+    record = parse_work({"id": "https://openalex.org/W42", "display_name": "A title", "ids": {"pmcid": pmcid}})
+
+    assert record["pmcid"] == expected
 
 
 # --- malformed bodies -------------------------------------------------------------------

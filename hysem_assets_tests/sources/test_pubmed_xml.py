@@ -297,6 +297,38 @@ def test_edge_cases_of_a_translated_article() -> None:
     assert record["oa_url"] is None
 
 
+@needs_realdata
+def test_pmcid_is_the_articles_own_not_a_cited_references() -> None:
+    record = fetch_one(EFETCH_DIR / "24349601.xml")  # its references name PMCIDs of their own
+
+    assert record["pmcid"] == "PMC3858957"
+    assert record["oa_url"] == "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC3858957/"
+
+
+@pytest.mark.parametrize(("written", "expected"), [("PMC6789012", "PMC6789012"), ("6789012", "PMC6789012")])
+def test_pmcid_from_the_article_id_list(written: str, expected: str) -> None:
+    own = f'<ArticleId IdType="pubmed">31000001</ArticleId><ArticleId IdType="pmc">{written}</ArticleId>'
+    body = EDGE_ARTICLE.replace(b'<ArticleId IdType="pubmed">31000001</ArticleId>', own.encode())
+    body = body.replace(
+        b"10.9999/cited.reference</ArticleId>",
+        b'10.9999/cited.reference</ArticleId><ArticleId IdType="pmc">PMC1</ArticleId>',
+    )
+    (record,) = parse_efetch(body)
+
+    assert record["pmcid"] == expected
+    assert record["oa_url"] == f"https://www.ncbi.nlm.nih.gov/pmc/articles/{expected}/"
+
+
+def test_no_pmcid_without_a_pmc_article_id() -> None:
+    body = EDGE_ARTICLE.replace(
+        b"10.9999/cited.reference</ArticleId>",
+        b'10.9999/cited.reference</ArticleId><ArticleId IdType="pmc">PMC1</ArticleId>',
+    )
+    (record,) = parse_efetch(body)
+
+    assert record["pmcid"] is None and record["oa_url"] is None
+
+
 def test_reference_dois_are_never_taken_as_the_articles_own() -> None:
     body = EDGE_ARTICLE.replace(b'<ELocationID EIdType="doi" ValidYN="Y">10.1234/EXAMPLE.2019.5</ELocationID>', b"")
     (record,) = parse_efetch(body)

@@ -28,10 +28,12 @@ def planted_corpus(per_theme: int = 20, words: int = 40, noise: int = 6, seed: i
 
 
 def sample_abstracts() -> pd.DataFrame:
-    """Title and abstract (sections joined) of every article in the bundled sample."""
+    """Title and abstract (sections joined) of every article the bundled sample's searches find (not those only
+    citation searching reaches)."""
     articles = yaml.safe_load((PROJECT_ROOT / "hysem_assets" / "sample" / "articles.yaml").read_text(encoding="utf-8"))[
         "articles"
     ]
+    articles = [article for article in articles if not article.get("cited_only")]
 
     def text(article: dict) -> str:
         abstract = article.get("abstract") or ""

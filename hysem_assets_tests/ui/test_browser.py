@@ -47,8 +47,9 @@ def screenshot(page, name: str) -> None:
 
 
 def test_lineage_page_shows_the_acquisition_group(page) -> None:
+    page.set_viewport_size({"width": 1400, "height": 2000})  # the group's every source and deduped_corpus in view
     page.goto("/locations/hysem_assets.definitions/asset-groups/acquisition/lineage")
-    for node in ("pubmed", "openalex", "scopus", "deduped_corpus"):
+    for node in ("pubmed", "openalex", "scopus", "europepmc", "imported", "citations", "deduped_corpus"):
         page.get_by_text(node, exact=True).first.wait_for()
     page.get_by_text("Materialize all").wait_for()
     screenshot(page, "lineage-acquisition")
