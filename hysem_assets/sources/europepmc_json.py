@@ -20,29 +20,21 @@ from typing import Any
 from hysem_assets.core.identifiers import normalize_doi, normalize_pmid
 from hysem_assets.core.records import empty_record, to_json_text
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, leading_year, load_json_object, parse_each, plausible_year
+from hysem_assets.sources.fields import (
+    clean_text,
+    leading_year,
+    load_json_object,
+    parse_each,
+    plausible_year,
+    telling_type,
+)
 from hysem_assets.sources.names import citation_name, format_name
 
 SOURCE = "Europe PMC"
 #: ``availabilityCode`` values of a full-text link anyone may follow: open access and free to read.
 OPEN_CODES = frozenset({"OA", "F"})
-#: pubType values that decide item_type, most telling first (PubMed's names, and Europe PMC's own).
-_TYPE_PRECEDENCE: tuple[tuple[str, str], ...] = (
-    ("published erratum", "erratum"),
-    ("correction", "erratum"),
-    ("retraction of publication", "retraction of publication"),
-    ("retracted publication", "retracted publication"),
-    ("expression of concern", "expression of concern"),
-    ("preprint", "preprint"),
-    ("systematic review", "review"),
-    ("review", "review"),
-    ("review-article", "review"),
-    ("editorial", "editorial"),
-    ("letter", "letter"),
-    ("comment", "comment"),
-    ("journal article", "journal article"),
-    ("research-article", "journal article"),
-)
+#: Europe PMC's own pubType words, as PubMed names them (``fields.TYPE_PRECEDENCE`` then decides).
+_PUBMED_NAMES = {"correction": "published erratum", "review-article": "review", "research-article": "journal article"}
 _PMCID = re.compile(r"^(?:PMC)?(\d{1,10})$", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
 _HEADING = re.compile(r"<(h[1-6])(?:\s[^<>]*)?>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
@@ -220,8 +212,8 @@ def _types(result: dict[str, Any]) -> list[str]:
 
 
 def _item_type(types: list[str], source: str) -> str | None:
-    lowered = {text.lower() for text in types}
-    found = next((name for key, name in _TYPE_PRECEDENCE if key in lowered), None)
+    names = {_PUBMED_NAMES.get(text.lower(), text.lower()) for text in types}
+    found = telling_type(names) or ("journal article" if "journal article" in names else None)
     if found:
         return found
     if source.upper() == "PPR":

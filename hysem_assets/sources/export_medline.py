@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hysem_assets.sources.pubmed_xml import _item_type as pubmed_item_type
+from hysem_assets.sources.pubmed_xml import publication_item_type
 
 FORMAT = "MEDLINE (NBIB)"
 _TAG = re.compile(r"([A-Z][A-Z0-9]{1,3}) *- ?(.*)")
@@ -114,7 +114,7 @@ def _entry(number: int, line: int, tags: list[tuple[str, str]]) -> dict[str, Any
             "abstract": first("AB"),
             "language": first("LA"),
             # The PubMed API's own rule, so that an NBIB record and the same record fetched agree.
-            "item_type": [pubmed_item_type(publication_types)] if publication_types else [],
+            "item_type": [publication_item_type(publication_types)] if publication_types else [],
             "publication_types": "; ".join(publication_types) or None,
         },
     }

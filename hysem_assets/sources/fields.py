@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hysem_assets.sources.errors import SourceFormatError
@@ -83,3 +83,25 @@ def parse_each(
             item_id = item.get(id_key) if isinstance(item, dict) else None
             failures.append(f"{item_id or f'{label} #{position}'}: {exc}")
     return records, failures
+
+
+#: Publication types that decide a record's ``item_type``, most telling first (PubMed's names): an
+#: erratum or a retraction is one whatever else it is tagged with.
+TYPE_PRECEDENCE: tuple[tuple[str, str], ...] = (
+    ("published erratum", "erratum"),
+    ("retraction of publication", "retraction of publication"),
+    ("retracted publication", "retracted publication"),
+    ("expression of concern", "expression of concern"),
+    ("preprint", "preprint"),
+    ("systematic review", "review"),
+    ("review", "review"),
+    ("editorial", "editorial"),
+    ("letter", "letter"),
+    ("comment", "comment"),
+)
+
+
+def telling_type(publication_types: Iterable[str]) -> str | None:
+    """The ``item_type`` the most telling of ``publication_types`` decides (any case); None when none does."""
+    types = {text.lower() for text in publication_types}
+    return next((name for key, name in TYPE_PRECEDENCE if key in types), None)

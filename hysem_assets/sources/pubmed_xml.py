@@ -13,7 +13,7 @@ from typing import Any
 from hysem_assets.core.identifiers import normalize_doi, normalize_pmid
 from hysem_assets.core.records import empty_record
 from hysem_assets.sources.errors import SourceFormatError
-from hysem_assets.sources.fields import clean_text, leading_year, normalize_pmcid, page_range
+from hysem_assets.sources.fields import clean_text, leading_year, normalize_pmcid, page_range, telling_type
 from hysem_assets.sources.names import format_name
 
 SOURCE = "PubMed"
@@ -25,20 +25,6 @@ _MATHML_TOKENS = frozenset({_MATHML + tag for tag in ("mi", "mn", "mo", "mtext",
 # Keep the familiar prefix when inline MathML is serialized into ``raw``.
 ET.register_namespace("mml", _MATHML_NS)
 
-#: PublicationType values that decide item_type, most telling first: an erratum
-#: or a retraction is one whatever else it is tagged with.
-_TYPE_PRECEDENCE: tuple[tuple[str, str], ...] = (
-    ("published erratum", "erratum"),
-    ("retraction of publication", "retraction of publication"),
-    ("retracted publication", "retracted publication"),
-    ("expression of concern", "expression of concern"),
-    ("preprint", "preprint"),
-    ("systematic review", "review"),
-    ("review", "review"),
-    ("editorial", "editorial"),
-    ("letter", "letter"),
-    ("comment", "comment"),
-)
 _BRACKETED = re.compile(r"^\[(?P<inner>.*)\](?P<period>\.?)$", re.DOTALL)
 
 
@@ -200,7 +186,7 @@ def _article_record(article: ET.Element, position: int, where: str) -> dict[str,
         volume=_first_text(issue, "Volume"),
         issue=_first_text(issue, "Issue"),
         pages=_pages(item),
-        item_type=_item_type(publication_types),
+        item_type=publication_item_type(publication_types),
         publication_types="; ".join(publication_types) or None,
         notice_of=_notice_of(citation),
         language=clean_text(item.findtext("Language")),
@@ -360,9 +346,9 @@ def _pmc_url(id_list: ET.Element | None) -> str | None:
     return f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/" if pmcid else None
 
 
-def _item_type(publication_types: Iterable[str]) -> str:
-    types = {text.lower() for text in publication_types}
-    return next((name for key, name in _TYPE_PRECEDENCE if key in types), "journal article")
+def publication_item_type(publication_types: Iterable[str]) -> str:
+    """PubMed's type of a record: the most telling of its PublicationTypes, else a journal article."""
+    return telling_type(publication_types) or "journal article"
 
 
 def _serialize(element: ET.Element) -> str:

@@ -125,13 +125,6 @@ LOOKUPS = {"crossref": lookup_crossref, "openalex": lookup_openalex}
 CITATIONS_FROM = "openalex"
 
 
-def source(name: str) -> Source:
-    try:
-        return BY_NAME[name]
-    except KeyError:
-        raise QueryError(f"unknown source {name!r}; choose from {', '.join(BY_NAME)}") from None
-
-
 def of_kind(*kinds: Kind) -> tuple[Source, ...]:
     return tuple(entry for entry in REGISTRY if entry.kind in kinds)
 
@@ -183,7 +176,7 @@ def other_methods(names: Iterable[str]) -> set[str]:
 
 
 def production_url(name: str) -> str:
-    return source(name).base_url
+    return BY_NAME[name].base_url
 
 
 def api_key(name: str) -> str | None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from aiohttp import web
 from dagster import DagsterInstance, build_asset_context, materialize
 from lxml import etree
 
@@ -34,6 +33,7 @@ from hysem_assets.settings.environment import asset_file
 from hysem_assets.settings.profile import HttpSettings, load_settings
 from hysem_assets.sources.base import Endpoint
 from hysem_assets_tests.acquisition.helpers import SAMPLE
+from hysem_assets_tests.fulltext.recorder import Recorder
 from hysem_assets_tests.paths import REALDATA
 
 TRUTH = json.loads((default_snapshot_dir() / "truth.json").read_text(encoding="utf-8"))
@@ -44,21 +44,6 @@ ARTICLE = REALDATA / "europepmc" / "jats" / "PMC64502.nxml"
 FULL_TEXT = "/fullTextXML"
 #: Another sample work whose PDF downloads, asked of Unpaywall as before.
 TRUTH_SAVED = "10.5555/ahi.2019.0203"
-
-
-class Recorder:
-    """The paths the mirror is asked for."""
-
-    def __init__(self) -> None:
-        self.paths: Counter[str] = Counter()
-
-    @web.middleware
-    async def middleware(self, request: web.Request, handler):
-        self.paths[request.path] += 1
-        return await handler(request)
-
-    def full_texts(self) -> Counter[str]:
-        return Counter({path: n for path, n in self.paths.items() if path.endswith(FULL_TEXT)})
 
 
 @pytest.fixture
@@ -125,7 +110,7 @@ def test_the_sample_work_with_a_jats_full_text_skips_its_pdf(mirror: MirrorServe
     assert (table["source"] == JATS).sum() == 1
     # Every other work with a PMCID was asked once, found none (404) and went on to its PDF.
     pmcids = set(corpus["pmcid"].dropna())
-    assert len(pmcids) > 1 and recorder.full_texts() == Counter(
+    assert len(pmcids) > 1 and recorder.asked(lambda path: path.endswith(FULL_TEXT)) == Counter(
         {f"{SOURCE_PREFIXES['europepmc']}/{pmcid}{FULL_TEXT}": 1 for pmcid in pmcids}
     )
     assert metadata["pdfs"]["jats_full_texts"] == 1 and metadata["pdfs"]["jats_not_found"] == len(pmcids) - 1
@@ -148,7 +133,7 @@ def test_with_jats_full_text_off_no_full_text_is_asked_for(mirror: MirrorServer,
     profile = load_settings().profile
     profile.pdfs.jats_full_text = False
     metadata = materialize_stages(profile, parse=False)
-    assert recorder.full_texts() == Counter()
+    assert recorder.asked(lambda path: path.endswith(FULL_TEXT)) == Counter()
     table = pd.read_parquet(asset_file("pdfs", SAMPLE))
     assert pdf_statuses(table) == TRUTH["pdf_status"]
     row = table.set_index("doi").loc[DOI]
@@ -204,7 +189,9 @@ def test_a_kept_full_text_is_reused_and_a_missing_one_costs_one_request(
         table = download_pdfs(
             records, endpoint("unpaywall"), tmp_path, http, full_text=[endpoint("europepmc")], tally=tally
         )
-        runs.append((table.set_index("cluster_id"), tally, recorder.full_texts().total()))
+        runs.append(
+            (table.set_index("cluster_id"), tally, recorder.asked(lambda path: path.endswith(FULL_TEXT)).total())
+        )
     (first, first_tally, asked), (second, second_tally, asked_again) = runs
     assert first.loc["c1", "source"] == second.loc["c1", "source"] == JATS
     assert second.loc["c1", "reason"] == REUSED and second.loc["c1", "path"] == first.loc["c1", "path"]

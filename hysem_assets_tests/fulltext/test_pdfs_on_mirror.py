@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from aiohttp import web
 
 from hysem_assets.core.pdfcheck import structural_problem
 from hysem_assets.fulltext.download import PdfLimits
@@ -27,6 +26,7 @@ from hysem_assets.fulltext.store import PARTIAL_SUFFIX, pdf_path
 from hysem_assets.mirror.server import MirrorServer, default_snapshot_dir
 from hysem_assets.settings.profile import HttpSettings
 from hysem_assets.sources.base import Endpoint
+from hysem_assets_tests.fulltext.recorder import Recorder
 
 SAMPLE = default_snapshot_dir()
 TRUTH = json.loads((SAMPLE / "truth.json").read_text(encoding="utf-8"))
@@ -51,21 +51,6 @@ PLANTED = {
 class Run:
     table: pd.DataFrame
     seconds: float
-
-
-class Recorder:
-    """Counts the paths the mirror is asked for, through a middleware."""
-
-    def __init__(self) -> None:
-        self.paths: Counter[str] = Counter()
-
-    @web.middleware
-    async def middleware(self, request: web.Request, handler):
-        self.paths[request.path] += 1
-        return await handler(request)
-
-    def files(self) -> Counter[str]:
-        return Counter({path: n for path, n in self.paths.items() if path.startswith("/files/")})
 
 
 def records() -> pd.DataFrame:
@@ -207,7 +192,7 @@ def test_a_rerun_reuses_every_saved_file_without_asking_anyone(
     again = run(mirror, downloads).table
     saved = first.table["status"] == "saved"
     saved_files = {"/files/" + url.rsplit("/", 1)[-1] for url in first.table.loc[saved, "url"]}
-    assert not saved_files & set(recorder.files())
+    assert not saved_files & set(recorder.asked(lambda path: path.startswith("/files/")))
     asked = {path.split("/v2/", 1)[1] for path in recorder.paths if "/v2/" in path}
     assert not asked & set(first.table.loc[saved, "doi"])
     assert (again.loc[saved, "reason"] == "reused the copy downloaded earlier").all()
@@ -225,7 +210,7 @@ def test_a_changed_file_on_disk_is_downloaded_again(
     recorder.paths.clear()
     again = run(mirror, downloads).table.set_index("doi").loc["10.9999/eer.2022.214"]
     assert (again["status"], again["reason"], again["sha256"]) == ("saved", "downloaded", row["sha256"])
-    assert recorder.files()["/files/10.9999_eer.2022.214.pdf"] == 1
+    assert recorder.asked(lambda path: path.startswith("/files/"))["/files/10.9999_eer.2022.214.pdf"] == 1
 
 
 def test_the_slow_drip_is_cut_at_the_timeout(first: Run) -> None:
@@ -256,7 +241,7 @@ def test_records_sharing_a_doi_share_one_download_and_progress_counts_records(
     assert table["status"].tolist() == ["saved", "saved", "no_oa_location"]
     assert table["doi"].tolist()[:2] == ["10.5555/aqsr.2019.100031"] * 2
     assert table.loc[0, "path"] == table.loc[1, "path"]
-    assert recorder.files() == {"/files/10.5555_aqsr.2019.100031.pdf": 1}
+    assert recorder.asked(lambda path: path.startswith("/files/")) == {"/files/10.5555_aqsr.2019.100031.pdf": 1}
     assert calls == [(1, 3), (3, 3)]
 
 
