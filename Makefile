@@ -7,7 +7,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install ocr demo docs test ui validate bench asreview-venv tagger findings-model clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr demo docs test ui validate bench asreview-venv tagger findings-model entities-model clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,9 @@ tagger: install  ## retrain the shipped span tagger from ../shared/realdata/pico
 
 findings-model: install  ## retrain the shipped findings model from ../shared/realdata/evidence_inference (2 cores: about an hour)
 	$(VENV)/bin/hysem train findings
+
+entities-model: install  ## retrain the shipped entity and relation model from ../shared/realdata (scierc_ner, ncbi_disease, scierc_relations; 2 cores: about 30 minutes)
+	$(VENV)/bin/hysem train entities
 
 bench: install asreview-venv
 	$(PY) -m pip install --quiet -e '.[test,sample,bench]'

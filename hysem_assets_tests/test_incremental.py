@@ -56,7 +56,7 @@ INDEXED = (
     "extracted_fields",
     "vector_index",
 )
-ASSETS = (*INDEXED, "topics", "canonical_terms", "findings", "knowledge_graph")
+ASSETS = (*INDEXED, "topics", "canonical_terms", "findings", "entities", "knowledge_graph")
 PER_WORK = ("parsed_docs", "extracted_fields")
 
 
@@ -124,6 +124,8 @@ def test_a_re_run_redoes_only_new_works_and_a_chunk_size_only_the_vector_index(c
         saved = int((table("pdfs")["status"] == "saved").sum())
         assert counts(again["pdfs"]) == WorkChanges(unchanged=len(corpus), reused=saved, processed=len(corpus) - saved)
         assert counts(again["knowledge_graph"]) == WorkChanges(unchanged=len(corpus), processed=len(corpus))
+        tagged = counts(again["entities"])  # the entity model reads no work twice
+        assert tagged.processed == 0 and tagged.reused == tagged.unchanged > 0
 
         # New records arrive: the works they add are new, and only new or changed works are computed.
         declare_query(config, max_records=None)

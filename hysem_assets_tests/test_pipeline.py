@@ -16,6 +16,7 @@ from hysem_assets.fulltext.attach import attach_file
 from hysem_assets.mirror.server import default_snapshot_dir
 from hysem_assets.qa.ask import ask
 from hysem_assets.settings.environment import asset_file, hysem_home
+from hysem_assets.stores.ladybug_graph import LadybugGraphStore
 from hysem_assets_tests.acquisition.helpers import SAMPLE
 from hysem_assets_tests.aggregations import (
     NOTICE_TYPES,
@@ -107,18 +108,38 @@ def test_whole_graph_on_the_sample():
     report = pd.read_parquet(asset_file("reports/ml_methods_ozone_heart", SAMPLE))
     assert len(report) > 0
 
+    # entities: the graph counts the works per method entity as the entities table does, within the window budget.
+    mentions = pd.read_parquet(asset_file("entities", SAMPLE))
+    assert set(mentions["cluster_id"]) <= set(screening.loc[screening["included"], "cluster_id"])
+    methods = mentions[mentions["type"] == "Method"].groupby("name")["cluster_id"].nunique()
+    assert len(methods) > 0 and metadata_of(result, "entities")["truncated_docs"] == 0
+    store = LadybugGraphStore(hysem_home() / "graph" / "kg.lbug")
+    try:
+        in_graph = store.query(
+            "MATCH (:Query {key: $query})-[:INCLUDES]->(a:Article)-[r:HAS_ENTITY]->(e:Entity {type: 'Method'}) "
+            "WHERE r.query = $query RETURN e.name AS name, count(DISTINCT a) AS works",
+            {"query": SAMPLE},
+        )
+    finally:
+        store.close()
+    assert dict(zip(in_graph["name"], in_graph["works"], strict=True)) == methods.to_dict()
+
     # qa: the configured questions answered with no unresolvable citation; a preference pair logged.
     answers = pd.read_parquet(asset_file("answers", SAMPLE))
     questions = yaml.safe_load((PROJECT_ROOT / "config" / "questions.yaml").read_text())["questions"][SAMPLE]
     assert list(answers["question"]) == questions
     assert answers["unresolved_citations"].sum() == 0 and answers["evidence_found"].all()
-    assert answers["route"].iloc[0] == "counting"
-    # "ozone and heart disease", read through config/broader_terms.yaml, counts what the saved report counts
-    counting = json.loads(answers["json"].iloc[0])["claims"]
-    per_method = {
-        m[1]: int(m[2]) for claim in counting if (m := re.fullmatch(r"(.+): (\d+) articles?\.", claim["text"]))
-    }
-    assert per_method == dict(zip(report["method"], report["articles"], strict=True))
+    # methods are entities of the graph: "ozone and heart disease" narrows the works through the protocol's terms,
+    # and each method's count is the works its claim cites, every one of which mentions it in the entities table
+    assert answers["route"].iloc[0] == "entities"
+    methods_of = mentions[mentions["type"] == "Method"].groupby("cluster_id")["name"].agg(set)
+    counted = [
+        (m, {c["PDF_DocIndex"] for c in claim["citations"]})
+        for claim in json.loads(answers["json"].iloc[0])["claims"]
+        if (m := re.fullmatch(r"(.+): (\d+) articles?\.", claim["text"]))
+    ]
+    assert counted and all(int(m[2]) == len(works) for m, works in counted)
+    assert all(m[1] in methods_of[work] for m, works in counted for work in works)
     citable = set(pd.read_parquet(asset_file("library", SAMPLE))["in_text_citation"])
     for record in answers["json"].map(json.loads):
         for claim in record["claims"]:
@@ -143,13 +164,12 @@ def test_whole_graph_on_the_sample():
     assert all(written in rows[doi]["evidence"] for doi, written in ABOVE_TEN_THOUSAND.items())
     assert {c["DOI"] for c in sizes["claims"][0]["citations"]} == set(ABOVE_TEN_THOUSAND)
 
-    # ranking: each method with its works, counted independently from extracted_fields through
-    # canonical_terms (retracted works left out), and a chart shown in the answers' metadata.
+    # ranking: each method entity with its works, counted independently from the entities table (retracted works
+    # left out), and a chart shown in the answers' metadata.
     ranking_question = "Which machine learning methods are most often used?"
-    assert routes[ranking_question] == "ranking"
+    assert routes[ranking_question] == "entities"
     counted = counted_works(corpus)
-    method_terms = canonical_terms_of(extracted, mapping, "ml_methods_used")
-    expected = ranking(method_terms, counted)
+    expected = ranking(methods_of.to_dict(), counted)
     claimed = [
         re.fullmatch(r"(.+): (\d+) of (\d+) works \([\d.]+%\)\.", c["text"])
         for c in by_question[ranking_question]["claims"][1:]
@@ -157,7 +177,7 @@ def test_whole_graph_on_the_sample():
     assert {m[1]: int(m[2]) for m in claimed} == expected
     # a rephrasing the sample's questions do not hold, asked as `hysem ask` asks it: the same counts
     rephrased, _ = ask(SAMPLE, "Which algorithms do these papers rely on most frequently?", use_cache=False)
-    assert rephrased["route"] == "ranking"
+    assert rephrased["route"] == "entities"
     lines = [
         re.fullmatch(r"(.+): (\d+) of (\d+) works \([\d.]+%\)\.", c["text"]) for c in rephrased["json"]["claims"][1:]
     ]
@@ -182,6 +202,7 @@ def test_whole_graph_on_the_sample():
     question = "How has the use of random forest changed over time?"
     assert routes[question] == "trend"
     years = dict(zip(corpus["cluster_id"], corpus["year"].astype(int), strict=True))
+    method_terms = canonical_terms_of(extracted, mapping, "ml_methods_used")
     using = [cluster for cluster, found in method_terms.items() if "random forest" in found]
     assert per_year_in(c["text"] for c in by_question[question]["claims"]) == per_year(years, using, counted)
     assert Path(answers.set_index("question").loc[question, "chart"]).is_file()

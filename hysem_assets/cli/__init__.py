@@ -10,7 +10,20 @@ import warnings
 
 import click
 
-from hysem_assets.cli import ask, assets, documents, export, findings, models, pdf, queries, records, runs, screen
+from hysem_assets.cli import (
+    ask,
+    assets,
+    documents,
+    entities,
+    export,
+    findings,
+    models,
+    pdf,
+    queries,
+    records,
+    runs,
+    screen,
+)
 from hysem_assets.cli.errors import one_line, traceback_text
 from hysem_assets.cli.options import SAMPLE_QUERY
 from hysem_assets.settings import redaction
@@ -56,6 +69,6 @@ def main(debug: bool) -> None:
     """hysem: literature-review assets (metadata, full text, graph, answers) per query."""
 
 
-for _module in (queries, runs, assets, ask, records, documents, findings, models, screen, export, pdf):
+for _module in (queries, runs, assets, ask, records, documents, findings, entities, models, screen, export, pdf):
     for _command in _module.COMMANDS:
         main.add_command(_command)

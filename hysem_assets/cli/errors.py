@@ -27,6 +27,7 @@ _PLAIN = (
     "DiskFullError",
     "TaggerUnavailable",
     "FindingsModelUnavailable",
+    "EntityModelUnavailable",
     "DamagedAssetError",
     "AttachmentError",
     "OutdatedScreening",

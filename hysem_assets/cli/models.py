@@ -75,6 +75,21 @@ def train_findings(data: Path, output: Path | None) -> None:
     rebuild_model(build, MODEL_DIR, data, output)
 
 
+@train.command("entities")
+@_training_options(
+    ".",
+    "scierc_ner/, ncbi_disease/ and scierc_relations/ (SciERC entities and relations, NCBI-disease)",
+    "entities/model, which the entities asset and `hysem entities` load",
+)
+def train_entities(data: Path, output: Path | None) -> None:
+    """Train the entity and relation model: scientific entities, diseases, relations (CPU, fixed seed, about 30
+    minutes)."""
+    from hysem_assets.entities.build import build
+    from hysem_assets.entities.tagger import MODEL_DIR
+
+    rebuild_model(build, MODEL_DIR, data, output)
+
+
 @click.command("eval-retrieval")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--method", type=click.Choice(["bm25", "dense", "hybrid", "all"]), default="all", show_default=True)

@@ -133,14 +133,18 @@ def vector_index(
             "canonical_terms",
             "vector_index",
             "findings",
+            "entities",
+            "entity_relations",
         )
     },
     description=(
         "The partition loaded into the graph store: Query, Article and Chunk nodes (every work FOUND by the query, "
         "the included studies also INCLUDES, the relationship answers count over), the entity nodes and Article "
         "properties its review protocol declares, and a Finding per reported comparison (direction, evidence, "
-        "estimate) joined to its work and to the entities of its arms, with their relationships, in one "
-        "transaction; records that left "
+        "estimate) joined to its work and to the entities of its arms, and the entity model's Entity nodes (typed, "
+        "canonical names) with HAS_ENTITY from their works, MENTIONS_ENTITY from their chunks, RELATED between "
+        "entities a sentence relates and CO_OCCURS weighted by the works mentioning both; with their relationships, "
+        "in one transaction; records that left "
         "the query are detached. The whole partition is written each time; works_new, works_changed, "
         "works_unchanged and works_dropped compare each work's rows with the last load."
     ),
@@ -159,6 +163,8 @@ def knowledge_graph(
     canonical_terms: pd.DataFrame,
     vector_index: pd.DataFrame,
     findings: pd.DataFrame,
+    entities: pd.DataFrame,
+    entity_relations: pd.DataFrame,
 ) -> Output[pd.DataFrame]:
     settings = graph_database.settings
     review = review_config.review(context.partition_key)
@@ -179,6 +185,8 @@ def knowledge_graph(
         findings=studies(findings, notices),
         title=review.spec.title or None,
         included=answered_ids(screening, deduped_corpus),
+        entity_mentions=studies(entities, notices),
+        entity_relations=studies(entity_relations, notices),
     )
     store = graph_database.open()
     progress = Progress(context.log, "knowledge_graph", unit="rows")

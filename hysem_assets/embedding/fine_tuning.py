@@ -14,23 +14,26 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
 
 
-class Schedule(Protocol):
-    """What the loop reads of a model's training settings."""
+@dataclass(frozen=True)
+class Schedule:
+    """What the loop reads of a model's training settings, written beside its weights; each model's settings
+    extend it and set their own defaults."""
 
-    epochs: float
-    batch_size: int
-    learning_rate: float
-    warmup: float
-    weight_decay: float
-    seed: int
-    threads: int
+    epochs: float = 3.0
+    batch_size: int = 16
+    learning_rate: float = 8e-5
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    seed: int = 13
+    threads: int = 2
 
 
 def seeded(settings: Schedule) -> None:

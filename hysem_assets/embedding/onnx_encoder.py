@@ -173,6 +173,16 @@ def export_logits(model: Any, target: Path, logits_axes: dict[int, str]) -> None
     fuse_bert(target, model.encoder.config)
 
 
+def single_thread_session(path: Path) -> InferenceSession:
+    """A CPU session of a shipped model on one thread: callers read several documents at once, one per core."""
+    from onnxruntime import InferenceSession, SessionOptions
+
+    options = SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
 def fuse_bert(path: Path, config: Any) -> None:
     """Fuse a traced BERT's attention, GELU and layer norms in place for ONNX Runtime's CPU kernels."""
     from onnxruntime.transformers.optimizer import optimize_model

@@ -4,7 +4,7 @@ The open-vocabulary extractor names entities the way the text names them, so it 
 the text's noun phrases. TextBlob's English parser (the Pattern tagger and chunker, whose
 lexicon ships in the wheel) tags offline on a CPU in well under a millisecond per
 sentence. Phrases are cleaned of leading articles, numbers and trailing function words,
-and abbreviations defined in brackets ("mild cognitive impairment (MCI)") are read so a
+and abbreviations defined in brackets (:mod:`hysem_assets.core.abbreviations`) are read so a
 bare "MCI" later on can be named in full.
 """
 
@@ -77,7 +77,6 @@ GENERIC = frozenset(
     final total whole additional further similar respective individual""".split()
 )
 _LETTERS = re.compile(r"[^\W\d_]")
-_ABBREVIATION_IN_BRACKETS = re.compile(r"\(\s*([^\s()]{2,12})\s*\)")
 
 
 @dataclass(frozen=True)
@@ -201,40 +200,3 @@ def noun_phrases(sentence: str, offset: int = 0) -> list[Phrase]:
             if is_clean(text):
                 phrases.append(Phrase(text, offset + start, offset + start + len(text)))
     return list(dict.fromkeys(phrases))
-
-
-def _long_form(words: list[str], short: str) -> str | None:
-    """Schwartz and Hearst's match: the shortest run of ``words`` ending the text whose letters spell ``short``."""
-    letters = [c.lower() for c in short if c.isalnum()]
-    if not letters or not letters[0].isalpha():
-        return None
-    text = " ".join(words)
-    letter, position = len(letters) - 1, len(text) - 1
-    while letter >= 0:
-        while position >= 0 and (
-            text[position].lower() != letters[letter] or (letter == 0 and position > 0 and text[position - 1].isalnum())
-        ):
-            position -= 1
-        if position < 0:
-            return None
-        letter, position = letter - 1, position - 1
-    start = text.rfind(" ", 0, position + 1) + 1
-    long_form = text[start:].strip()
-    if len(long_form.split()) > min(len(letters) + 5, len(letters) * 2) or len(long_form) <= len(short):
-        return None
-    return long_form
-
-
-def abbreviations(text: str) -> dict[str, str]:
-    """Abbreviations defined in ``text`` as "long form (ABBR)", abbreviation -> long form."""
-    found: dict[str, str] = {}
-    for match in _ABBREVIATION_IN_BRACKETS.finditer(text):
-        short = match.group(1).strip(".,;:")
-        if not any(c.isupper() for c in short) or not short[0].isalnum():
-            continue
-        before = re.split(r"[.;:()\[\]]", text[max(0, match.start() - 120) : match.start()])[-1]
-        words = before.split()[-(len(short) + 5) :]
-        long_form = _long_form(words, short)
-        if long_form:
-            found.setdefault(short, long_form)
-    return found

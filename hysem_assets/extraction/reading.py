@@ -16,11 +16,12 @@ from functools import cached_property
 
 import numpy as np
 
+from hysem_assets.core.abbreviations import abbreviations
 from hysem_assets.core.matcher import TermMatcher
 from hysem_assets.core.text import normalized_sentence, sentence_spans
 from hysem_assets.embedding.encoder import Encoder
 from hysem_assets.extraction.focus import focus_sentences
-from hysem_assets.extraction.phrases import Phrase, abbreviations, noun_phrases
+from hysem_assets.extraction.phrases import Phrase, noun_phrases
 from hysem_assets.extraction.sections import sentence_weights
 
 #: Texts of at most this many words (noun phrases, cue spans) recur across a corpus' documents: kept across readings.

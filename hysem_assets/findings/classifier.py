@@ -137,13 +137,10 @@ def _checked(path: Path, expected: str | None, fix: str) -> str:
 
 
 def _session(path: Path, fix: str) -> Any:
-    from onnxruntime import InferenceSession, SessionOptions
+    from hysem_assets.embedding.onnx_encoder import single_thread_session
 
-    options = SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
     try:
-        return InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        return single_thread_session(path)
     except Exception as error:  # onnxruntime raises its own classes for a bad file
         raise FindingsModelUnavailable(
             f"the findings model cannot be loaded from {path} ({type(error).__name__}); {fix}"

@@ -29,7 +29,7 @@ import torch
 from tokenizers import Tokenizer
 from transformers import AutoModel
 
-from hysem_assets.embedding.fine_tuning import fine_tune, save, seeded
+from hysem_assets.embedding.fine_tuning import Schedule, fine_tune, save, seeded
 from hysem_assets.findings.candidates import Sentence, ranked, sentences
 from hysem_assets.findings.corpus import Labelled, article
 from hysem_assets.findings.pairs import CANDIDATES, OUTPUTS, comparison, encode
@@ -41,18 +41,14 @@ _MIRRORED = {INCREASED: DECREASED, DECREASED: INCREASED}
 
 
 @dataclass(frozen=True)
-class TrainingSettings:
+class TrainingSettings(Schedule):
     """What a training run depends on besides the data; written beside the weights."""
 
     epochs: float = 2.0
     batch_size: int = 32
     learning_rate: float = 5e-5
-    warmup: float = 0.06
-    weight_decay: float = 0.01
     hard_negatives: int = 6
     random_negatives: int = 2
-    seed: int = 13
-    threads: int = 2
 
 
 #: The two parts' settings: the direction part has fewer, shorter pairs and takes smaller batches for longer.

@@ -15,7 +15,12 @@ Inputs (one row each):
 - findings: the findings table (:mod:`hysem_assets.findings.schema`), whose columns the
   Finding properties are named after; each arm's term joins the entity of the protocol
   field that holds that arm (:meth:`~hysem_assets.stores.graph_schema.GraphSchema.finding_links`),
-  under the partition's own spelling of it when it has one ("aspirin" joins "Aspirin").
+  under the partition's own spelling of it when it has one ("aspirin" joins "Aspirin");
+- entity_mentions and entity_relations: the ``entities`` and ``entity_relations`` tables
+  (:mod:`hysem_assets.entities.mentions`): an Entity node per type and name, linked from the
+  Articles (``HAS_ENTITY``, with the number of mentions) and Chunks (``MENTIONS_ENTITY``) that
+  mention it, to the entities a sentence relates it to (``RELATED``) and to those mentioned by
+  the same works (``CO_OCCURS``). Generic entities are left out of the graph.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from hysem_assets.core.matcher import TermMatcher
+from hysem_assets.entities.mentions import GENERIC, entity_id
 from hysem_assets.stores.graph import NodeBatch, PartitionGraph, RelationshipBatch, Row
 from hysem_assets.stores.graph_schema import FINDING_TERMS, MENTIONS, GraphSchema, PropertyType
 from hysem_assets.stores.work_cache import content_key, work_id
@@ -130,6 +137,84 @@ def _relationships(rel_type: str, source: str, target: str, pairs: Iterable[tupl
     return RelationshipBatch(rel_type, source, target, [{"src": s, "dst": d} for s, d in dict.fromkeys(pairs)])
 
 
+#: Most ``CO_OCCURS`` partners an entity keeps: those sharing the most works with it.
+CO_OCCURRENCES_PER_ENTITY = 20
+
+
+def co_occurrences(
+    entities_of: Mapping[str, Collection[str]], per_entity: int = CO_OCCURRENCES_PER_ENTITY
+) -> list[tuple[str, str, int]]:
+    """``(a, b, works)``, ``a < b``, for pairs of entities mentioned together by ``works`` works (``entities_of``:
+    work -> its entities), each entity keeping its ``per_entity`` partners of most works (then by name): a
+    corpus' every pair would grow as its entities squared."""
+    names = sorted({name for found in entities_of.values() for name in found})
+    if not names:
+        return []
+    index = {name: at for at, name in enumerate(names)}
+    rows = [i for i, found in enumerate(entities_of.values()) for _ in set(found)]
+    columns = [index[name] for found in entities_of.values() for name in set(found)]
+    works = sparse.csr_matrix(
+        (np.ones(len(rows), dtype=np.int64), (rows, columns)), shape=(len(entities_of), len(names))
+    )
+    shared = (works.T @ works).tocsr()
+    shared.setdiag(0)
+    shared.eliminate_zeros()
+    kept: dict[tuple[int, int], int] = {}
+    for row in range(shared.shape[0]):
+        partners = shared.indices[shared.indptr[row] : shared.indptr[row + 1]]
+        weights = shared.data[shared.indptr[row] : shared.indptr[row + 1]]
+        for at in np.lexsort((partners, -weights))[:per_entity]:
+            kept[tuple(sorted((row, int(partners[at]))))] = int(weights[at])
+    return [(names[a], names[b], weight) for (a, b), weight in sorted(kept.items())]
+
+
+def _entity_graph(
+    schema: GraphSchema,
+    keys: Mapping[str, str],
+    mentions: pd.DataFrame | None,
+    relations: pd.DataFrame | None,
+    chunk_ids: Collection[str],
+) -> tuple[list[NodeBatch], list[RelationshipBatch]]:
+    """Entity nodes and their relationships from the entities tables; generic entities name nothing in particular
+    and stay out."""
+    named: dict[str, dict[str, str]] = {}
+    mentioned: dict[tuple[str, str], int] = defaultdict(int)
+    in_chunks: dict[tuple[str, str], None] = {}
+    entities_of: dict[str, set[str]] = defaultdict(set)
+    for mention in _records(mentions):
+        if mention["type"] == GENERIC:
+            continue
+        article = _cluster_of(keys, mention["cluster_id"], f"an entity mention {mention['text']!r}")
+        node = entity_id(mention["type"], mention["name"])
+        named.setdefault(node, {"name": str(mention["name"]).casefold(), "type": mention["type"]})
+        mentioned[(article, node)] += 1
+        entities_of[article].add(node)
+        if not is_missing(mention["chunk_id"]) and mention["chunk_id"] in chunk_ids:
+            in_chunks[(str(mention["chunk_id"]), node)] = None
+    best: dict[tuple[str, str, str, str], Row] = {}
+    for relation in sorted(_records(relations), key=lambda r: -float(r["probability"])):
+        if GENERIC in (relation["first_type"], relation["second_type"]):
+            continue
+        article = _cluster_of(keys, relation["cluster_id"], f"an entity relation {relation['first']!r}")
+        ends = (
+            entity_id(relation["first_type"], relation["first"]),
+            entity_id(relation["second_type"], relation["second"]),
+        )
+        if ends[0] != ends[1] and ends[0] in named and ends[1] in named:
+            props = {name: relation.get(name) for name in ("label", "sentence", "probability")} | {"article": article}
+            best.setdefault((*ends, article, relation["label"]), {"src": ends[0], "dst": ends[1], "props": props})
+    nodes = [_node_rows(schema, "Entity", named.items())]
+    counted = [{"src": a, "dst": e, "props": {"mentions": n}} for (a, e), n in mentioned.items()]
+    weighted = [{"src": a, "dst": b, "props": {"weight": w}} for a, b, w in co_occurrences(entities_of)]
+    relationships = [
+        RelationshipBatch("HAS_ENTITY", "Article", "Entity", counted),
+        _relationships("MENTIONS_ENTITY", "Chunk", "Entity", in_chunks),
+        RelationshipBatch("RELATED", "Entity", "Entity", list(best.values())),
+        RelationshipBatch("CO_OCCURS", "Entity", "Entity", weighted),
+    ]
+    return nodes, relationships
+
+
 def _records(frame: pd.DataFrame | None) -> list[dict[str, Any]]:
     return [] if frame is None else frame.to_dict("records")
 
@@ -150,10 +235,13 @@ def build_partition_graph(
     findings: pd.DataFrame | None = None,
     title: str | None = None,
     included: Collection[str] | None = None,
+    entity_mentions: pd.DataFrame | None = None,
+    entity_relations: pd.DataFrame | None = None,
 ) -> PartitionGraph:
     """Nodes and relationships of one partition (query key ``query``), ready to load. Every work of
     ``corpus`` is ``FOUND`` by the query; those of ``included`` (cluster ids; all when None) are also
-    ``INCLUDES``, the relationship answers count over."""
+    ``INCLUDES``, the relationship answers count over. ``entity_mentions`` and ``entity_relations`` make the
+    entity graph."""
     entity_fields = schema.entity_fields()
     property_fields = {name: spec.property for name, spec in schema.fields.items() if spec.property}
     corpus_rows = _records(corpus)
@@ -208,12 +296,16 @@ def build_partition_graph(
                 entities[label].setdefault(name)
                 arm_links[rel_type].append((key, name))
 
+    entity_nodes, entity_links = _entity_graph(
+        schema, keys, entity_mentions, entity_relations, {str(chunk["chunk_id"]) for chunk in chunk_rows}
+    )
     nodes = [
         _node_rows(schema, "Query", [(query, {"title": title})]),
         _node_rows(schema, "Article", articles),
         *(_node_rows(schema, label, ((name, {}) for name in names)) for label, names in entities.items()),
         _node_rows(schema, "Chunk", ((str(c["chunk_id"]), c) for c in chunk_rows)),
         _node_rows(schema, "Finding", findings_rows),
+        *entity_nodes,
     ]
     relationships = [
         _relationships("FOUND", "Query", "Article", ((query, key) for key, _ in articles)),
@@ -228,6 +320,7 @@ def build_partition_graph(
         *(_relationships(MENTIONS, "Chunk", label, mentions[field]) for field, (label, _) in entity_fields.items()),
         _relationships("REPORTS_FINDING", "Article", "Finding", found_in),
         *(_relationships(rel_type, "Finding", label, arm_links[rel_type]) for rel_type, label in arms.items()),
+        *entity_links,
     ]
     return PartitionGraph(
         query=query,

@@ -96,16 +96,13 @@ class Tagger:
         model_file: str = MODEL_FILE,
         card: dict | None = None,
     ) -> None:
-        from onnxruntime import InferenceSession, SessionOptions
+        from hysem_assets.embedding.onnx_encoder import single_thread_session
 
         path = folder / model_file
         try:
             self.card = card if card is not None else json.loads((folder / CARD_FILE).read_text(encoding="utf-8"))
             weights = verified(path, self.card.get("sha256"), f"rebuild it with `{REBUILD}`, or reinstall hysem")
-            options = SessionOptions()
-            options.intra_op_num_threads = 1
-            options.inter_op_num_threads = 1
-            self.session = InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            self.session = single_thread_session(path)
         except TaggerUnavailable:
             raise
         except Exception as error:  # onnxruntime raises its own classes for a bad file

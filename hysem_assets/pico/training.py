@@ -21,7 +21,7 @@ import torch
 from tokenizers import Tokenizer
 from transformers import AutoModel
 
-from hysem_assets.embedding.fine_tuning import fine_tune, save, seeded
+from hysem_assets.embedding.fine_tuning import Schedule, fine_tune, save, seeded
 from hysem_assets.embedding.minilm import wordpiece_tokenizer
 from hysem_assets.pico.corpus import CLASSES, Document
 from hysem_assets.pico.tagger import WINDOW
@@ -30,16 +30,8 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class TrainingSettings:
-    """What a training run depends on besides the data; written beside the weights."""
-
-    epochs: float = 3.0
-    batch_size: int = 16
-    learning_rate: float = 8e-5
-    warmup: float = 0.06
-    weight_decay: float = 0.01
-    seed: int = 13
-    threads: int = 2
+class TrainingSettings(Schedule):
+    """What a training run depends on besides the data: the loop's defaults."""
 
 
 @dataclass

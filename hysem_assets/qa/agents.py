@@ -156,6 +156,9 @@ class ModelCypherWriter(_ModelBacked):
             {
                 "nodes": {label: [spec.key, *spec.properties] for label, spec in schema.nodes.items()},
                 "relationships": [list(pair) for pair in schema.relationship_pairs()],
+                "relationship_properties": {
+                    name: list(spec.properties) for name, spec in schema.relationships.items() if spec.properties
+                },
             }
         )
         system = CYPHER_SYSTEM.format(schema=described, examples="\n\n".join(e.as_prompt() for e in examples))

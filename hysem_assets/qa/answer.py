@@ -1,7 +1,8 @@
 """Answering one question end to end: route, answer, check citations, record.
 
-The router picks a route (counting, listing, ranking, statistics, trend, numeric, synthesis,
-global or local) and the chain of routes after it. Counting and listing read exact answers off
+The router picks a route (entities, counting, listing, ranking, statistics, trend, numeric, synthesis,
+global or local) and the chain of routes after it. The entity route ranks, counts or lists the entity
+graph's methods, tasks, metrics, materials or diseases by their works. Counting and listing read exact answers off
 the graph, ranking too (with shares and a chart), statistics summarise a number property (by
 group when asked), trends count works by year (with a chart); numeric filters
 typed numbers with a parameterised Cypher query (or the records of ``extracted_fields``) and
@@ -20,7 +21,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -46,6 +47,14 @@ from hysem_assets.qa.cypher import CypherPlan, CypherRejected
 from hysem_assets.qa.cypher_candidates import CypherExample, agreed_answer, closest_examples
 from hysem_assets.qa.drafts import Claim, Draft, MalformedOutput, Round, render_claims
 from hysem_assets.qa.effect_questions import effect_question
+from hysem_assets.qa.entity_questions import (
+    EntityKinds,
+    dropped_names,
+    entity_filters,
+    entity_plan,
+    entity_question,
+    excluded_phrases,
+)
 from hysem_assets.qa.global_route import SummaryTree, answer_from_tree
 from hysem_assets.qa.loop import revise_until_approved
 from hysem_assets.qa.number_fields import NumberField, numeric_target
@@ -58,6 +67,7 @@ from hysem_assets.qa.router import (
     RouteName,
     Router,
     choose_route,
+    entity_ask,
     entity_words,
     kind_in,
     ranked_subject,
@@ -71,7 +81,7 @@ from hysem_assets.qa.symbolic import (
     template_plan,
 )
 from hysem_assets.qa.synthesis import answer_synthesis, findings_missing
-from hysem_assets.qa.terms import Filters, question_filters
+from hysem_assets.qa.terms import Filters, question_filters, split_negated, without_kind_words
 from hysem_assets.settings.environment import charts_dir
 from hysem_assets.stores.graph import GraphStoreError
 from hysem_assets.stores.graph_schema import GraphSchema
@@ -147,6 +157,8 @@ class QAEngine:
     graph_missing: str | None = None
     #: ``findings``: what each study found per comparison (the synthesis route); None: never computed here.
     findings: pd.DataFrame | None = None
+    #: The words questions use for the entity graph's kinds (``config/entity_questions.yaml``); None: no entity route.
+    entity_kinds: EntityKinds | None = None
 
     def _agents(self) -> list[Any]:
         return [a for a in (self.generator, self.auditor, self.cypher_writer, self.router) if a is not None]
@@ -300,10 +312,9 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
     if candidates:
         info["candidates"] = candidates
     info["target"] = subject.field if isinstance(subject, Categories) else target
-    include = retriever.settings.include_retracted
-    retracted = {key: record.cluster_id for key, record in found.records.items() if record.retracted}
-    if retracted and not include:
-        found = found.without(set(retracted))
+    found, retracted = _without_retracted(found, retriever.settings.include_retracted)
+    # "excluding X" where X is no term: the names that contain it leave the list, as a reviewer means it
+    found = found.without_names(dropped_names(found.by_name, excluded_phrases(split_negated(question)[1])))
     if found.empty:
         return None, {**info, "fallback": "the symbolic query found nothing"}
     if route == "ranking":
@@ -313,7 +324,56 @@ async def _graph(question: str, filters: Filters, engine: QAEngine, route: Route
         info["chart"] = ranking_chart(question, counts, len(found.articles), charts_dir(retriever.query))
     else:
         draft = graph_draft(found, filters, target, included_works(engine, filters), listing=route == "listing")
-    report = retraction_report(retracted.values(), retriever.library, include)
+    report = retraction_report(retracted, retriever.library, retriever.settings.include_retracted)
+    return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
+
+
+def _without_retracted(found: GraphAnswer, include: bool) -> tuple[GraphAnswer, list[str]]:
+    """The answer less its retracted works (unless ``include``), and those works' cluster ids."""
+    retracted = {key: record.cluster_id for key, record in found.records.items() if record.retracted}
+    return (found if include or not retracted else found.without(set(retracted))), list(retracted.values())
+
+
+async def _entities(question: str, filters: Filters, engine: QAEngine, route: RouteName) -> RouteResult:
+    """Entities of the kind asked for, ranked, counted or listed by the works that mention them, each number
+    citing those works (``qa.entity_questions``)."""
+    retriever = engine.retriever
+    kinds = engine.entity_kinds
+    ask = entity_ask(question, kinds, engine.categories) if kinds is not None else None
+    if kinds is None or ask is None:
+        return None, {"refused": "the question asks for no ranking, count or list of an entity kind"}
+    if retriever.graph is None:
+        return None, _without_graph(engine)
+    if not retriever.entities:
+        return None, {
+            "refused": "the graph holds no entities of this query: materialize entities, then knowledge_graph"
+        }
+    asked = entity_question(question, kinds, retriever.entities, retriever.matchers)
+    assert asked is not None  # entity_ask found the kind
+    counted = entity_filters(filters, asked, retriever.entities)
+    counted = replace(counted, required=without_kind_words(counted.required, entity_words(engine.schema)))
+    plan = entity_plan(engine.schema, retriever.query, asked, counted)
+    try:
+        found = run_plan(retriever.graph, engine.schema, plan, retriever.query, retriever.library)
+    except CypherRejected as exc:
+        return None, {"refused": str(exc)}
+    info = {"cypher": plan.cypher, "parameters": plan.parameters, "mode": ask.mode, **asked.as_json()}
+    found, retracted = _without_retracted(found, retriever.settings.include_retracted)
+    found = found.without_names(dropped_names(found.by_name, asked.dropped))
+    if not found.by_name:
+        return None, {**info, "fallback": f"no counted work mentions {asked.kind} under these conditions"}
+    included = included_works(engine, filters)
+    if ask.mode == "ranking":
+        alongside = f" alongside {', '.join(asked.topic_names)}" if asked.topic_names else ""
+        draft = ranking_draft(found, asked.kind + alongside, included, filters.counted_over)
+        counts = [(name, len(keys)) for name, keys in found.by_name.items()]
+        info["chart"] = ranking_chart(question, counts, len(found.articles), charts_dir(retriever.query))
+    else:
+        mentioning = {"mentioning": list(asked.topic_names)} if asked.topic_names else {}
+        not_mentioning = {"mentioning": list(asked.excluded_names)} if asked.excluded_names else {}
+        named = replace(counted, required=counted.required | mentioning, excluded=counted.excluded | not_mentioning)
+        draft = graph_draft(found, named, asked.type, included)
+    report = retraction_report(retracted, retriever.library, retriever.settings.include_retracted)
     return Outcome(draft, [record.metadata(None) for record in found.records.values()], retracted=report), info
 
 
@@ -559,6 +619,7 @@ async def _local(question: str, filters: Filters, engine: QAEngine, route: Route
 
 
 ROUTE_RUNNERS: dict[RouteName, Callable[[str, Filters, QAEngine, RouteName], Awaitable[RouteResult]]] = {
+    "entities": _entities,
     "counting": _graph,
     "listing": _graph,
     "ranking": _graph,
@@ -570,9 +631,10 @@ ROUTE_RUNNERS: dict[RouteName, Callable[[str, Filters, QAEngine, RouteName], Awa
     "local": _local,
 }
 #: Routes that answer from the graph: what they count or list, passages cannot.
-GRAPH_ROUTES = ("counting", "listing", "ranking", "statistics", "trend")
+GRAPH_ROUTES = ("entities", "counting", "listing", "ranking", "statistics", "trend")
 #: The key of each route's details in the answer's JSON.
 DETAILS_KEY: dict[RouteName, str] = {
+    "entities": "entities",
     "counting": "symbolic",
     "listing": "symbolic",
     "ranking": "symbolic",
@@ -616,7 +678,15 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     retriever = engine.retriever
     filters = question_filters(question, retriever.matchers, entity_words(engine.schema))
     if route is None:
-        decision = await choose_route(question, engine.schema, engine.numbers, engine.router, engine.categories)
+        decision = await choose_route(
+            question,
+            engine.schema,
+            engine.numbers,
+            engine.router,
+            engine.categories,
+            engine.entity_kinds,
+            retriever.entities,
+        )
     else:
         decision = RouteDecision(route, "the route was given", "caller")
     route_taken, outcome, attempts, route_details = await run_routes(question, filters, engine, decision)
@@ -636,7 +706,9 @@ async def answer_question(question: str, engine: QAEngine, *, route: RouteName |
     fell_back = [f"{a['route']}: {a['reason']}" for a in attempts[:-1] if a["reason"]]
     passages = checked.kept.claims or closest.claims
     if decision.route in GRAPH_ROUTES and route_taken not in GRAPH_ROUTES and passages:  # never shown as a count
-        reasons.insert(0, f"not a {decision.route} answer ({'; '.join(fell_back) or 'the graph found nothing'}): "
+        tried = [attempt["route"] for attempt in attempts if attempt["route"] in GRAPH_ROUTES][-1]
+        said = "an entity" if tried == "entities" else f"a {tried}"
+        reasons.insert(0, f"not {said} answer ({'; '.join(fell_back) or 'the graph found nothing'}): "
                        "passages that mention the question's terms instead")  # fmt: skip
     if decision.route == "synthesis" and route_taken != "synthesis":  # said even when no passage answers either
         reasons.insert(0, f"no table of findings ({'; '.join(fell_back)})"

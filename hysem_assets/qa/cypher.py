@@ -61,6 +61,7 @@ def validate_cypher(plan: CypherPlan, schema: GraphSchema) -> None:
     if unknown := sorted(names - known):
         raise CypherRejected(f"unknown labels or relationship types: {', '.join(unknown)}")
     declared = {name for spec in schema.nodes.values() for name in (spec.key, *spec.properties)}
+    declared |= {name for spec in schema.relationships.values() for name in spec.properties}
     if unknown := sorted(set(_PROPERTY.findall(text)) - declared - set(RELATIONSHIP_PROPERTIES)):
         raise CypherRejected(f"unknown properties: {', '.join(unknown)}")
     used = set(_PARAMETER.findall(text))

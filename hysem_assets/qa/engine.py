@@ -25,6 +25,7 @@ from hysem_assets.qa.aggregates import category_fields
 from hysem_assets.qa.answer import QAEngine
 from hysem_assets.qa.cypher_candidates import example_patterns
 from hysem_assets.qa.embedded import ExtractiveGenerator, RuleAuditor, SentenceVectors
+from hysem_assets.qa.entity_questions import EntityKinds, EntityNames, load_entity_kinds
 from hysem_assets.qa.global_route import SummaryTree
 from hysem_assets.qa.number_fields import number_fields
 from hysem_assets.qa.retrieval import RetrievalSettings, Retriever
@@ -50,6 +51,7 @@ def retrieval_settings(settings: AnswerSettings) -> RetrievalSettings:
         settings.max_hops,
         settings.min_dense_score,
         settings.include_retracted,
+        settings.entity_list,
     )
 
 
@@ -87,10 +89,12 @@ def build_engine(
     extracted: pd.DataFrame | None = None,
     summary_tree: pd.DataFrame | None = None,
     findings: pd.DataFrame | None = None,
+    entity_kinds: EntityKinds | None = None,
 ) -> QAEngine:
     """The engine for partition ``query``: its stores, the ``vector_index`` chunk table and the ``library`` table;
     with ``protocol`` and ``extracted`` (``extracted_fields``) the numeric route, with ``summary_tree`` the global
-    route, with ``findings`` the synthesis route."""
+    route, with ``findings`` the synthesis route; ``entity_kinds`` (default: ``config/entity_questions.yaml``) the
+    entity route, over the entity names the partition's graph holds."""
     # a partition without articles has nothing to count: its answers say so, whatever the graph holds
     loaded = graph is not None and not library.empty and partition_loaded(graph, query)
     retriever = Retriever(
@@ -102,6 +106,7 @@ def build_engine(
         chunks=chunk_rows(chunks),
         library=library_records(library, retracted_works(chunks)),
         settings=retrieval_settings(settings),
+        entities=EntityNames.of_partition(graph, query) if graph is not None and loaded else EntityNames(),
     )
     writer: CypherWriter | None = None
     if settings.cypher:
@@ -123,6 +128,7 @@ def build_engine(
         extracted=extracted,
         tree=SummaryTree.from_table(summary_tree),
         findings=findings,
+        entity_kinds=entity_kinds or load_entity_kinds(),
         graph_missing=None
         if loaded or graph is None or library.empty
         else (

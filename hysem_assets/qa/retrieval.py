@@ -1,6 +1,6 @@
-"""Hybrid retrieval for questions: dense, keyword and graph rankings fused by Reciprocal Rank Fusion.
+"""Hybrid retrieval for questions: dense, keyword, graph and entity rankings fused by Reciprocal Rank Fusion.
 
-The dense and BM25 lists come from the chunk store; the graph's list does not, so the three
+The dense and BM25 lists come from the chunk store; the graph's lists do not, so the four
 are fused here, with the k of Qdrant's own fusion, and each context chunk keeps which lists
 found it.
 
@@ -9,6 +9,13 @@ them. With two or more terms, chunks are preferred where all of them occur withi
 chunks of each other in one article; ``h`` starts at ``hops`` and narrows while more than
 ``k`` chunks qualify, or widens (up to ``max_hops``) while none do, so the graph list stays
 focused without coming back empty when the terms only meet further apart.
+
+The entity ranking is E²GraphRAG's local retrieval over the entity graph: the question's entities
+(names the graph holds for the partition, found in its words) lead to the chunks that mention
+them, those where the question's entities meet within ``h`` chunks first (``h`` chosen as above),
+then the other chunks that mention one, then the chunks of their neighbours one RELATED or
+CO_OCCURS hop away; one graph query, at most ``depth`` chunks. It joins the fusion only with
+``entity_list`` set: on three collections of abstracts it lowered nDCG@10 (``benchmarks/entities.py``).
 
 Retracted works are left out of the context unless ``include_retracted`` is set, and the
 retrieval reports those that ranked among the ``k`` best (``qa.retractions``).
@@ -24,7 +31,9 @@ from typing import Any
 
 import pandas as pd
 
+from hysem_assets.core.matcher import matchable
 from hysem_assets.embedding.encoder import Encoder
+from hysem_assets.qa.entity_questions import EntityNames
 from hysem_assets.qa.retractions import split_retracted
 from hysem_assets.qa.sources import ChunkRow, ContextChunk, Library, context_chunks
 from hysem_assets.qa.terms import QuestionMatcher, Terms, all_terms, recognise_terms
@@ -37,6 +46,18 @@ MENTIONS_CYPHER = (
     "WHERE t.name IN $names "
     "RETURN c.chunk_id AS chunk_id, c.cluster_id AS cluster_id, c.chunk_index AS chunk_index, t.name AS term"
 )
+_CHUNK = "c.chunk_id AS chunk_id, c.cluster_id AS cluster_id, c.chunk_index AS chunk_index"
+#: Chunks mentioning the question's entities (hop 0), and (a bounded number of) those mentioning their neighbours.
+ENTITY_CHUNKS_CYPHER = (
+    "MATCH (c:Chunk)-[m:MENTIONS_ENTITY]->(e:Entity) WHERE m.query = $query AND e.entity_id IN $ids "
+    f"RETURN {_CHUNK}, e.name AS term, 0 AS hop "
+    "UNION ALL "
+    "MATCH (e:Entity)-[r:RELATED|CO_OCCURS]-(:Entity)<-[m:MENTIONS_ENTITY]-(c:Chunk) "
+    "WHERE e.entity_id IN $ids AND r.query = $query AND m.query = $query "
+    f"RETURN {_CHUNK}, e.name AS term, 1 AS hop LIMIT $near"
+)
+#: Rows of neighbours' chunks read per chunk the context may hold: a bound on a hub's co-occurrences.
+NEAR_ROWS = 4
 
 
 @dataclass(frozen=True)
@@ -49,6 +70,8 @@ class RetrievalSettings:
     min_dense_score: float = 0.3
     #: answer from retracted works too (each answer then warns about them)
     include_retracted: bool = False
+    #: fuse the entity ranking too (measured, it cost nDCG@10 on every collection: off by default)
+    entity_list: bool = False
 
 
 @dataclass
@@ -63,6 +86,8 @@ class Retriever:
     chunks: Mapping[str, ChunkRow]
     library: Library
     settings: RetrievalSettings = RetrievalSettings()
+    #: The partition's entity names (``EntityNames.of_partition``); empty: no entity ranking.
+    entities: EntityNames = field(default_factory=EntityNames)
 
 
 @dataclass(frozen=True)
@@ -128,6 +153,35 @@ def graph_hits(retriever: Retriever, terms: Terms) -> tuple[list[Hit], int | Non
     return [Hit(c, 1.0) for c in chosen], h
 
 
+def _by_mentions(rows: pd.DataFrame) -> list[str]:
+    """Chunks by how many of the question's entities each mentions, then by work and position."""
+    if rows.empty:
+        return []
+    counted = rows.groupby(["chunk_id", "cluster_id", "chunk_index"])["term"].nunique().reset_index()
+    return counted.sort_values(["term", "cluster_id", "chunk_index"], ascending=[False, True, True])[
+        "chunk_id"
+    ].tolist()
+
+
+def entity_hits(retriever: Retriever, question: str) -> tuple[list[Hit], int | None]:
+    """Chunks reached from the question's entities (see the module doc); hops is None with under two entities."""
+    names = list(dict.fromkeys(m.name for m in retriever.entities.found(matchable(question))))
+    if retriever.graph is None or not names:
+        return [], None
+    ids = [i for name in names for i in retriever.entities.ids[name]]
+    settings = retriever.settings
+    parameters = {"query": retriever.query, "ids": ids, "near": NEAR_ROWS * settings.depth}
+    rows = retriever.graph.query(ENTITY_CHUNKS_CYPHER, parameters)
+    if rows.empty:
+        return [], None
+    own, near = rows[rows["hop"] == 0], rows[rows["hop"] == 1]
+    close, hops = [], None
+    if len(names) >= 2:
+        close, hops = cooccurring_chunks(own, names, k=settings.k, hops=settings.hops, max_hops=settings.max_hops)
+    ordered = list(dict.fromkeys([*close, *_by_mentions(own), *_by_mentions(near)]))
+    return [Hit(c, 1.0) for c in ordered[: settings.depth]], hops
+
+
 def retrieve(question: str, retriever: Retriever) -> Retrieval:
     """Fused context of at most ``k`` citable chunks for ``question`` within the retriever's partition."""
     started = time.perf_counter()
@@ -137,7 +191,8 @@ def retrieve(question: str, retriever: Retriever) -> Retrieval:
     dense = [hit for hit in scored if hit.score >= settings.min_dense_score]
     keyword = keyword_search(retriever.store, question, query=retriever.query, limit=settings.depth)
     graph, hops = graph_hits(retriever, terms)
-    rankings = {"dense": dense, "keyword": keyword, "graph": graph}
+    entities, _ = entity_hits(retriever, question) if settings.entity_list else ([], None)
+    rankings = {"dense": dense, "keyword": keyword, "graph": graph, "entities": entities}
     fused = reciprocal_rank_fusion(list(rankings.values()), limit=settings.depth)
     found_by = {name: {hit.chunk_id for hit in hits} for name, hits in rankings.items()}
     ranked = (

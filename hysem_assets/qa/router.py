@@ -1,6 +1,9 @@
 """Which route answers a question, why, and where to go when that route finds nothing.
 
-Nine routes: ``counting`` and ``listing`` read exact answers off the graph's entities,
+Ten routes: ``entities`` ranks, counts or lists the methods, tasks, metrics, materials or
+diseases of the entity graph (the kind named by the words of ``config/entity_questions.yaml``,
+whatever the protocol calls its fields; the route the protocol's words would take follows it),
+``counting`` and ``listing`` read exact answers off the graph's entities,
 ``ranking`` ranks an entity kind or a field's categories by the works that report each
 (counts, shares, a chart), ``statistics`` summarises a number property (median, IQR, range,
 mean; by group; the largest works), ``trend`` counts works by publication year (a chart),
@@ -9,9 +12,12 @@ mean; by group; the largest works), ``trend`` counts works by publication year (
 outcome (the ``findings`` table), ``global`` answers corpus-level questions from the summary
 tree, and ``local`` is hybrid retrieval over chunks. Rules decide first, on wording alone and
 on the words the protocol gives its fields, so routing needs no model and behaves the same on
-any subject. When no rule fires and a router model is configured, the model chooses; otherwise
-the question is local. Each route has a fallback chain: a route that finds nothing (or whose query is
-refused) hands the question to the next, and the answer records every attempt.
+any subject. A question no rule places goes to the summary tree when the partition's entity
+graph holds none of its entities, as E²GraphRAG chooses between its global and local modes
+(one naming such an entity is local, its entities' chunks joining the fusion). Then, when a
+router model is configured, the model chooses; otherwise the question is local. Each route has
+a fallback chain: a route that finds nothing (or whose query is refused) hands the question to
+the next, and the answer records every attempt.
 """
 
 from __future__ import annotations
@@ -21,21 +27,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from hysem_assets.core.matcher import matchable
 from hysem_assets.llm.backend import LLMBackend
 from hysem_assets.llm.completion import TokenUsage
 from hysem_assets.qa.aggregates import TREND, TREND_SUBJECT, Categories, categories_in, statistics_question
 from hysem_assets.qa.comparisons import parse_comparison
 from hysem_assets.qa.drafts import MalformedOutput
 from hysem_assets.qa.effect_questions import effect_question
+from hysem_assets.qa.entity_questions import EntityKinds, EntityNames
 from hysem_assets.qa.number_fields import NumberField, numeric_target
 from hysem_assets.stores.graph_schema import GraphSchema
 
-RouteName = Literal["counting", "listing", "ranking", "statistics", "trend", "numeric", "synthesis", "global", "local"]
+RouteName = Literal[
+    "entities", "counting", "listing", "ranking", "statistics", "trend", "numeric", "synthesis", "global", "local"
+]  # fmt: skip
 ROUTES: tuple[RouteName, ...] = (
-    "counting", "listing", "ranking", "statistics", "trend", "numeric", "synthesis", "global", "local"
+    "entities", "counting", "listing", "ranking", "statistics", "trend", "numeric", "synthesis", "global", "local"
 )  # fmt: skip
 #: Where a route hands over when it finds nothing: retrieval reads what structured routes miss.
 FALLBACKS: dict[RouteName, tuple[RouteName, ...]] = {
+    "entities": ("local",),
     "counting": ("local",),
     "listing": ("local",),
     "ranking": ("local",),
@@ -84,7 +95,8 @@ _RANKING = re.compile(
     r"|\b(?:distribution|frequenc(?:y|ies)|breakdown|prevalence|popularity|tally)\s+of\b"
     r"|\btop\s+(?:\d+|three|five|ten)\b|\brank(?:ed|ing|s)?\b"
     r"|\bhow\s+(?:often|frequently|commonly)\s+(?:is|are|was|were)\s+(?:each|the\s+different|the\s+various)\b"
-    r"|\band\s+how\s+(?:often|frequently|commonly)\b",
+    r"|\band\s+how\s+(?:often|frequently|commonly)\b"
+    r"|\b(?:use|used|apply|applied|employ|employed|report|reported|study|studied|rely\s+on)\s+most\s*(?:[?.!,]|$)",
     re.I,
 )
 #: A question that picks one entity by a property ("which exposure had the highest ...") asks what a
@@ -122,10 +134,12 @@ class RouteDecision:
     route: RouteName
     reason: str
     by: str = "rules"
+    #: The routes after it, where they are not its usual fallbacks (the entity route's: the protocol's route).
+    after: tuple[RouteName, ...] | None = None
 
     @property
     def chain(self) -> tuple[RouteName, ...]:
-        return (self.route, *FALLBACKS[self.route])
+        return (self.route, *(FALLBACKS[self.route] if self.after is None else self.after))
 
     def as_json(self) -> dict[str, Any]:
         return {"route": self.route, "reason": self.reason, "by": self.by, "chain": list(self.chain)}
@@ -172,18 +186,81 @@ def ranked_subject(question: str, schema: GraphSchema, categories: Sequence[Cate
     kind, named = kind_in(question, schema), categories_in(question, categories)
     if named is None or kind is None:
         return named or kind
+    return named if first_position(question, named.words) < first_position(question, [kind]) else kind
+
+
+def first_position(question: str, words: Sequence[str]) -> int:
+    """Where the first of ``words`` occurs in ``question`` (hyphens and underscores read as spaces), or -1."""
     text = re.sub(r"[-_]", " ", question.casefold())
+    return min((m.start() for w in words if (m := re.search(rf"\b{re.escape(w.casefold())}\b", text))), default=-1)
 
-    def first(words: Sequence[str]) -> int:
-        return min((m.start() for w in words if (m := re.search(rf"\b{re.escape(w.casefold())}\b", text))), default=-1)
 
-    return named if first(named.words) < first([kind]) else kind
+@dataclass(frozen=True)
+class EntityAsk:
+    """How a question asks about an entity kind: ``ranking``, ``counting`` or ``listing``, the words that say
+    so, and the kind's words."""
+
+    mode: Literal["ranking", "counting", "listing"]
+    cue: str
+    kind: str
+
+
+def entity_ask(question: str, kinds: EntityKinds, categories: Sequence[Categories] = ()) -> EntityAsk | None:
+    """The ranking, counting or listing of an entity kind ``question`` asks for, by the same wording the protocol's
+    routes read, with the entity kinds' words; None when it asks for none (or names categories first:
+    "which study designs are most common")."""
+    text = matchable(question)
+    kind = kinds.first(text)
+    if kind is None:
+        return None
+    said = text[kind.start : kind.end]
+    named = categories_in(question, categories)
+    if named is not None and first_position(text, named.words) < first_position(text, [said]):
+        return None
+    if ranking := _RANKING.search(text):
+        return EntityAsk("ranking", ranking.group(0), said)
+    if (counting := _COUNTING.search(text)) and _counted_kind(text, counting, kinds) is not None:
+        return EntityAsk("counting", counting.group(0), said)
+    listing = _LISTING.search(text) if not _SELECTING.search(text) else None
+    if listing and (_STUDIED.search(text) or _FILTERING.search(text)):
+        following = kinds.first(" ".join(_words_near(text, listing.end(), 5)))
+        if following is not None:
+            return EntityAsk("listing", listing.group(0).strip(), said)
+    return None
+
+
+def _counted_kind(text: str, match: re.Match[str], kinds: EntityKinds) -> str | None:
+    """The entity kind a counting phrase counts, when it names one before any word for works."""
+    following = " ".join(_words_near(text, match.end(), 4))
+    kind = kinds.first(following)
+    works = next((m.start() for w in WORK_WORDS if (m := re.search(rf"\b{w}\b", following))), None)
+    return kind.name if kind is not None and (works is None or kind.start < works) else None
 
 
 def rule_route(
-    question: str, schema: GraphSchema, numbers: Sequence[NumberField], categories: Sequence[Categories] = ()
+    question: str,
+    schema: GraphSchema,
+    numbers: Sequence[NumberField],
+    categories: Sequence[Categories] = (),
+    kinds: EntityKinds | None = None,
 ) -> RouteDecision | None:
-    """The route the wording asks for, or None when no rule applies (see the module doc)."""
+    """The route the wording asks for, or None when no rule applies (see the module doc). With entity ``kinds``,
+    a ranking, count or list of an entity kind goes to the entity graph first, then where the protocol's words
+    send it; statistics, trends and numeric comparisons keep their routes."""
+    decision = _wording_route(question, schema, numbers, categories)
+    if kinds is None or (decision is not None and decision.route in ("statistics", "trend", "numeric")):
+        return decision
+    if asked := entity_ask(question, kinds, categories):
+        after = decision.chain if decision and decision.route in ("ranking", "counting", "listing") else ("local",)
+        reason = f'"{asked.cue} ... {asked.kind}" asks for {asked.mode} entities the entity graph holds'
+        return RouteDecision("entities", reason, after=after)
+    return decision
+
+
+def _wording_route(
+    question: str, schema: GraphSchema, numbers: Sequence[NumberField], categories: Sequence[Categories]
+) -> RouteDecision | None:
+    """The route the wording and the protocol's words ask for, or None."""
     if asked := statistics_question(question, numbers, categories):
         return RouteDecision("statistics", f"{asked.why}, which the graph holds")
     if (trend := TREND.search(question)) and TREND_SUBJECT.search(question) and not _GLOBAL.search(question):
@@ -216,6 +293,7 @@ def rule_route(
 
 ROUTER_SYSTEM = (
     "You route questions about a collection of scientific articles. Choose one route: "
+    "entities (which methods, tasks, metrics, datasets or diseases the works mention, how many, or how often), "
     "counting (how many works or entities), listing (which works or entities match named terms), "
     "ranking (which entities of a kind, such as methods or outcomes, or which categories, such as study designs, "
     "occur most often across the works), "
@@ -269,10 +347,15 @@ async def choose_route(
     numbers: Sequence[NumberField],
     router: Router | None = None,
     categories: Sequence[Categories] = (),
+    kinds: EntityKinds | None = None,
+    entities: EntityNames | None = None,
 ) -> RouteDecision:
-    """Rules first; then the router model when there is one; else local retrieval."""
-    if decision := rule_route(question, schema, numbers, categories):
+    """Rules first; then, with an entity graph, the summary tree for a question naming none of its entities
+    (E²GraphRAG's rule); then the router model when there is one; else local retrieval."""
+    if decision := rule_route(question, schema, numbers, categories, kinds):
         return decision
+    if entities and not entities.found(matchable(question)):
+        return RouteDecision("global", "the entity graph holds none of the question's entities: the summary tree")
     if router is not None:
         try:
             return await router.choose(question)

@@ -130,6 +130,11 @@ class GraphAnswer:
         records = {k: r for k, r in self.records.items() if k not in keys}
         return GraphAnswer(self.plan, by_name, [a for a in self.articles if a not in keys], records, self.titles)
 
+    def without_names(self, names: set[str]) -> GraphAnswer:
+        """The answer with the names ``names`` left out of its list; their works still count ("other than X")."""
+        by_name = {name: keys for name, keys in self.by_name.items() if name not in names}
+        return GraphAnswer(self.plan, by_name, self.articles, self.records, self.titles)
+
 
 def run_plan(
     graph: GraphStore, schema: GraphSchema, plan: CypherPlan, query: str, library: Library, max_rows: int | None = None

@@ -259,6 +259,11 @@ class AnswerSettings(_Section):
     include_retracted: bool = Field(
         False, description="Answer from retracted works too, with a warning naming them; default: leave them out."
     )
+    entity_list: bool = Field(
+        False,
+        description="Fuse the chunks the question's entities lead to (the entity graph) with the dense, keyword and "
+        "graph lists; off by default: measured, it lowered nDCG@10 on every collection (benchmarks/entities.py).",
+    )
     generator: Annotated[dict[str, Any], _backend("generator")] = Field(
         default_factory=lambda: {"backend": "extractive"}, description="Backend config of the generator."
     )

@@ -29,7 +29,8 @@ from hysem_assets.settings.profile import GRAPH_BATCH_SIZE
 from hysem_assets.stores.graph_schema import GraphSchema
 
 T = TypeVar("T")
-#: One node row ``{"key": ..., "props": {...}}`` or relationship row ``{"src": ..., "dst": ...}``.
+#: One node row ``{"key": ..., "props": {...}}`` or relationship row ``{"src": ..., "dst": ...}`` (with ``props``
+#: where its type declares properties).
 Row = dict[str, Any]
 
 
@@ -142,13 +143,22 @@ def merge_nodes_cypher(schema: GraphSchema, label: str) -> str:
     return f"UNWIND $rows AS row MERGE (n:`{label}` {{`{schema.key(label)}`: row.key}})"
 
 
-def merge_relationships_cypher(schema: GraphSchema, batch: RelationshipBatch) -> str:
-    """``MERGE`` of a batch of ``{src, dst}`` rows, owned by ``$query`` and stamped ``$load``."""
+def merge_relationships_cypher(schema: GraphSchema, batch: RelationshipBatch, *, cast: bool = False) -> str:
+    """``MERGE`` of a batch of ``{src, dst}`` rows, owned by ``$query`` and stamped ``$load``; a type with
+    properties of its own takes them from each row's ``props``, matching on its ``merge_on`` ones (``cast``
+    writes each as its declared type, for stores whose columns are typed)."""
+    spec = schema.relationships[batch.type]
+
+    def value(name: str) -> str:
+        return f"CAST(row.props.`{name}` AS {spec.properties[name]})" if cast else f"row.props.`{name}`"
+
+    matched = "".join(f", `{name}`: {value(name)}" for name in spec.merge_on)
+    updated = "".join(f", r.`{name}` = {value(name)}" for name in spec.properties if name not in spec.merge_on)
     return (
         f"UNWIND $rows AS row "
         f"MATCH (a:`{batch.source}` {{`{schema.key(batch.source)}`: row.src}}) "
         f"MATCH (b:`{batch.target}` {{`{schema.key(batch.target)}`: row.dst}}) "
-        f"MERGE (a)-[r:`{batch.type}` {{query: $query}}]->(b) SET r.load = $load"
+        f"MERGE (a)-[r:`{batch.type}` {{query: $query{matched}}}]->(b) SET r.load = $load{updated}"
     )
 
 

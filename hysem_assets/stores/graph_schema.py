@@ -1,11 +1,14 @@
 """The knowledge-graph schema: a fixed skeleton plus what the review protocols declare.
 
-Query, Article, Chunk and Finding are the skeleton every load builds; entity labels, their
+Query, Article, Chunk, Finding and Entity are the skeleton every load builds; entity labels, their
 relationships from Article, and the Article properties that hold categories and numbers
 come from the protocols (one store serves every partition, so its schema is the union of
 all protocols; each partition maps only its own protocol's fields). A Finding joins the
 entities of the fields its protocol fills with the tagger's interventions, comparators and
-outcomes, so results are counted over the same terms as the works that study them. Labels,
+outcomes, so results are counted over the same terms as the works that study them. An Entity
+is what the entity model tags in a work's texts (``entities`` asset), whatever the protocol.
+Relationships may carry properties of their own beside ``query`` and ``load``; those listed in
+``merge_on`` tell apart parallel relationships of one pair (one per article and label). Labels,
 relationship types and property names end up inside Cypher text, because no database takes
 them as parameters. So they come only from this schema, each one must be a plain identifier,
 and values never do: values always travel as query parameters.
@@ -27,12 +30,25 @@ _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 #: Properties every relationship carries: the partition that owns it and the load that wrote it.
 RELATIONSHIP_PROPERTIES = ("query", "load")
 #: The part of the graph the builder always writes.
-SKELETON_NODES = ("Query", "Article", "Chunk", "Finding")
+SKELETON_NODES = ("Query", "Article", "Chunk", "Finding", "Entity")
 SKELETON_RELATIONSHIPS = {
     "FOUND": ("Query", "Article"),
     "INCLUDES": ("Query", "Article"),
     "HAS_CHUNK": ("Article", "Chunk"),
     "REPORTS_FINDING": ("Article", "Finding"),
+    "HAS_ENTITY": ("Article", "Entity"),
+    "MENTIONS_ENTITY": ("Chunk", "Entity"),
+    "RELATED": ("Entity", "Entity"),
+    "CO_OCCURS": ("Entity", "Entity"),
+}
+#: Properties of the skeleton's relationships beside ``query`` and ``load``, and those a MERGE matches on.
+SKELETON_RELATIONSHIP_PROPERTIES: dict[str, dict[str, Any]] = {
+    "HAS_ENTITY": {"properties": {"mentions": "INT64"}},
+    "RELATED": {
+        "properties": {"label": "STRING", "sentence": "STRING", "probability": "DOUBLE", "article": "STRING"},
+        "merge_on": ["article", "label"],
+    },
+    "CO_OCCURS": {"properties": {"weight": "INT64"}},
 }
 MENTIONS = "MENTIONS"
 #: Relationship from a Finding to the term of each arm, by the tagger role whose field holds those terms.
@@ -76,6 +92,20 @@ class RelationshipSpec(BaseModel):
 
     source: str = Field(alias="from")
     targets: list[str] = Field(alias="to")
+    properties: dict[str, PropertyType] = Field(default_factory=dict)
+    #: Properties that, with ``query``, identify one relationship of a pair (the rest are updated in place).
+    merge_on: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _own_properties(self) -> RelationshipSpec:
+        for name in self.properties:
+            _identifier(name)
+            if name in RELATIONSHIP_PROPERTIES:
+                raise ValueError(f"{name} is a property every relationship carries")
+        for name in self.merge_on:
+            if name not in self.properties:
+                raise ValueError(f"merge_on names {name}, which is not among the properties")
+        return self
 
     @field_validator("targets", mode="before")
     @classmethod
@@ -226,6 +256,7 @@ SKELETON: dict[str, Any] = {
             "key": "chunk_id",
             "properties": {"cluster_id": "STRING", "chunk_index": "INT64", "section": "STRING", "text": "STRING"},
         },
+        "Entity": {"key": "entity_id", "properties": {"name": "STRING", "type": "STRING"}},  # id: "type:name"
         "Finding": {
             "key": "key",  # the Article's key and the finding's id
             # named as the findings table's columns (hysem_assets/findings/schema.py)
@@ -253,7 +284,8 @@ SKELETON: dict[str, Any] = {
         },
     },
     "relationships": {
-        name: {"from": source, "to": target} for name, (source, target) in SKELETON_RELATIONSHIPS.items()
+        name: {"from": source, "to": target, **SKELETON_RELATIONSHIP_PROPERTIES.get(name, {})}
+        for name, (source, target) in SKELETON_RELATIONSHIPS.items()
     },
 }
 

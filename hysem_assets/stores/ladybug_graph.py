@@ -46,6 +46,9 @@ def schema_ddl(schema: GraphSchema) -> list[str]:
         pairs = ", ".join(f"FROM `{rel.source}` TO `{target}`" for target in rel.targets)
         columns = ", ".join(f"`{name}` STRING" for name in RELATIONSHIP_PROPERTIES)
         statements.append(f"CREATE REL TABLE IF NOT EXISTS `{rel_type}`({pairs}, {columns})")
+        statements += [
+            f"ALTER TABLE `{rel_type}` ADD IF NOT EXISTS `{name}` {kind}" for name, kind in rel.properties.items()
+        ]
     return statements
 
 
@@ -70,7 +73,7 @@ class LadybugWriter:
         self.connection.execute(cypher, {"rows": batch})
 
     def upsert_relationships(self, batch: RelationshipBatch, rows: Sequence[Row], *, query: str, load: str) -> None:
-        cypher = merge_relationships_cypher(self.schema, batch)
+        cypher = merge_relationships_cypher(self.schema, batch, cast=True)
         self.connection.execute(cypher, {"rows": list(rows), "query": query, "load": load})
 
     def run(self, cypher: str, parameters: Mapping[str, Any]) -> int:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from hysem_assets.core.abbreviations import abbreviations
 from hysem_assets.core.text import sentence_spans, split_sentences
-from hysem_assets.extraction.phrases import abbreviations, is_clean, noun_phrases
+from hysem_assets.extraction.phrases import is_clean, noun_phrases
 
 
 def test_noun_phrases_are_clean_and_placed() -> None:

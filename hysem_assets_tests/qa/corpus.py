@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -26,7 +27,7 @@ from hysem_assets.stores.edge_chunks import EdgeChunkStore
 from hysem_assets.stores.graph import load_partition
 from hysem_assets.stores.graph_schema import GraphSchema
 from hysem_assets.stores.ladybug_graph import LadybugGraphStore
-from hysem_assets_tests.knowledge.partition import QUERY, frames, schema
+from hysem_assets_tests.knowledge.partition import ARTICLES, QUERY, frames, schema
 
 EVIL_DOI = "10.6666/evil.2020.1"
 INJECTION = (
@@ -80,10 +81,13 @@ class Partition:
         )
 
 
-def build_partition(folder: Path, embedder: Encoder) -> Partition:
-    """Index and load the partition into stores under ``folder``."""
+def build_partition(
+    folder: Path, embedder: Encoder, articles: list[dict[str, Any]] = ARTICLES, **inputs: Any
+) -> Partition:
+    """Index and load the partition into stores under ``folder``; ``inputs``: more of the graph builder's inputs
+    (``included``, ``entity_mentions``, ``entity_relations``)."""
     graph_schema = schema()
-    data = frames()
+    data = frames(articles)
     chunks = pd.DataFrame(
         {"chunk_id": f"{cluster}:{i}", "cluster_id": cluster, "chunk_index": i, "section": "Results", "text": text,
          "content_hash": hashlib.md5(text.encode()).hexdigest()}
@@ -101,6 +105,8 @@ def build_partition(folder: Path, embedder: Encoder) -> Partition:
     load_partition(
         graph,
         graph_schema,
-        build_partition_graph(graph_schema, QUERY, corpus=data["corpus"], fields=data["fields"], chunks=with_mentions),
+        build_partition_graph(
+            graph_schema, QUERY, corpus=data["corpus"], fields=data["fields"], chunks=with_mentions, **inputs
+        ),
     )
     return Partition(QUERY, store, graph, graph_schema, chunks, library)

@@ -202,4 +202,4 @@ def test_a_count_on_a_partition_the_graph_never_loaded_says_so_without_passages(
     [answer], _ = answer_questions([COUNTING], unloaded.engine(embedder))
     assert "The knowledge graph holds no load of 'never-loaded'" in answer["markdown"]
     assert "--select knowledge_graph" in answer["markdown"] and "References" not in answer["markdown"]
-    assert answer["unavailable"] and not answer["evidence_found"] and answer["route_chain"] == "counting"
+    assert answer["unavailable"] and not answer["evidence_found"] and answer["route_chain"] == "entities"

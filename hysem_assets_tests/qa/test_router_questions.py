@@ -48,7 +48,7 @@ def test_the_set_covers_every_route_with_both_protocols_in_both_splits():
     rows = labelled()
     assert len(rows) >= 100
     for protocol in ("pollution-cardio-ml", "generic"):
-        for route in ROUTES:
+        for route in ROUTES[1:]:  # the entity route has its own set, with its words (test_entity_questions.py)
             phrasings = [q for p, q, r in rows if p == protocol and r == route]
             assert len(phrasings) >= 8, (protocol, route)
             assert any(held_out(q) for q in phrasings) and not all(held_out(q) for q in phrasings), (protocol, route)

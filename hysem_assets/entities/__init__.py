@@ -1,0 +1,1 @@
+"""Named entities and the relations between them: trained taggers, their graph and questions over it."""
