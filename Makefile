@@ -7,7 +7,7 @@ export HYSEM_HOME ?= $(CURDIR)/.hysem
 NEO4J_PORT ?= 17687
 NEO4J_DIR ?= $(HYSEM_HOME)/neo4j
 
-.PHONY: install ocr demo docs test ui validate bench asreview-venv tagger findings-model entities-model clean neo4j-build neo4j-start neo4j-stop
+.PHONY: install ocr postgres shared-up shared-down demo docs test ui validate bench asreview-venv tagger findings-model entities-model clean neo4j-build neo4j-start neo4j-stop
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,20 @@ ocr:  ## Tesseract, the embedded default's OCR engine for scanned pages (Debian 
 	    echo "Tesseract is missing: run 'sudo apt-get install tesseract-ocr tesseract-ocr-eng'" \
 	         "(or set assets.parsed_docs.ocr_engine: rapidocr in the profile)"; exit 1; \
 	  fi; }
+
+postgres:  ## PostgreSQL, the team server's instance storage (Debian package)
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  else \
+	    echo "PostgreSQL is missing: run 'sudo apt-get install postgresql'"; exit 1; \
+	  fi; }
+
+shared-up: install ocr postgres  ## a team server: PostgreSQL, code server, webserver (http://127.0.0.1:3000) and daemon
+	$(VENV)/bin/hysem shared up
+
+shared-down:  ## stop the team server's processes
+	$(VENV)/bin/hysem shared down
 
 demo: install ocr  ## materialize every asset for the sample query, offline
 	$(VENV)/bin/hysem demo

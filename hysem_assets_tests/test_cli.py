@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 from dagster import DagsterInstance
 
@@ -25,14 +27,34 @@ def invoke(*args: str):
     return result
 
 
-def test_demo_then_status_show_the_three_sources(config: Path, isolated_home: Path, tmp_path: Path):
-    assert invoke("demo").exit_code == 0
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `hysem demo` for the tests that read what it leaves (it is the slowest command there is)."""
+    root = tmp_path_factory.mktemp("demo")
+    shutil.copytree(PROJECT_ROOT / "config", root / "config")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HYSEM_HOME", str(root / "hysem"))
+        patch.setenv("HYSEM_CONFIG_DIR", str(root / "config"))
+        patch.delenv("DAGSTER_HOME", raising=False)
+        assert invoke("demo").exit_code == 0
+    return root
+
+
+@pytest.fixture
+def after_demo(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's HYSEM_HOME and config folder are the demo's; its HYSEM_HOME."""
+    monkeypatch.setenv("HYSEM_HOME", str(demo_home / "hysem"))
+    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(demo_home / "config"))
+    return demo_home / "hysem"
+
+
+def test_demo_then_status_show_the_three_sources(after_demo: Path, tmp_path: Path):
     status = invoke("status", "--query", SAMPLE_QUERY, "--json")
     rows = {row["asset"]: row for row in json.loads(status.output)}
     for source, count in EXPECTED.items():
         assert rows[f"raw_metadata/{source}"]["materialized"] is True
         assert rows[f"raw_metadata/{source}"]["rows"] == count
-    assert (isolated_home / "dagster" / "dagster.yaml").is_file()
+    assert (after_demo / "dagster" / "dagster.yaml").is_file()
 
     csv_path, parquet_path = tmp_path / "pubmed.csv", tmp_path / "pubmed.parquet"
     assert invoke("show", "raw_metadata/pubmed", "--query", SAMPLE_QUERY, "-o", str(csv_path)).exit_code == 0
@@ -144,8 +166,7 @@ def test_eval_retrieval_prints_the_three_methods_side_by_side():
     assert scores["hybrid"] >= max(scores["bm25"], scores["dense"])
 
 
-def test_ask_and_export_preferences_after_the_demo(config: Path, tmp_path: Path):
-    assert invoke("demo").exit_code == 0
+def test_ask_and_export_preferences_after_the_demo(after_demo: Path, tmp_path: Path):
     asked = CliRunner().invoke(
         main, ["ask", "--query", SAMPLE_QUERY, "--json", "How does PM2.5 relate to heart failure?"]
     )
@@ -171,12 +192,11 @@ def test_dedupe_refuses_unreadable_input_in_one_line(tmp_path: Path):
     assert "Traceback" not in result.output and not (tmp_path / "out.csv").exists()
 
 
-def test_status_ask_and_report_are_the_same_from_any_folder(config: Path, tmp_path: Path):
+def test_status_ask_and_report_are_the_same_from_any_folder(after_demo: Path, tmp_path: Path):
     """Run from the project and from an unrelated folder, each command reads the same state and prints the
     same, with no other library's deprecation notice on stderr."""
     from hysem_assets_tests.test_cli_shape import run_hysem, third_party_notices
 
-    assert invoke("demo").exit_code == 0
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     outputs = {}

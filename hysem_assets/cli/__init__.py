@@ -23,6 +23,7 @@ from hysem_assets.cli import (
     records,
     runs,
     screen,
+    shared,
 )
 from hysem_assets.cli.errors import one_line, traceback_text
 from hysem_assets.cli.options import SAMPLE_QUERY
@@ -69,6 +70,20 @@ def main(debug: bool) -> None:
     """hysem: literature-review assets (metadata, full text, graph, answers) per query."""
 
 
-for _module in (queries, runs, assets, ask, records, documents, findings, entities, models, screen, export, pdf):
+for _module in (
+    queries,
+    runs,
+    assets,
+    ask,
+    records,
+    documents,
+    findings,
+    entities,
+    models,
+    screen,
+    export,
+    pdf,
+    shared,
+):
     for _command in _module.COMMANDS:
         main.add_command(_command)

@@ -13,6 +13,7 @@ import re
 import traceback
 from collections.abc import Iterator
 
+from hysem_assets.runs.instance import database_down
 from hysem_assets.settings.environment import MIN_FREE_MB, free_megabytes, hysem_home
 from hysem_assets.settings.redaction import redact
 
@@ -33,6 +34,8 @@ _PLAIN = (
     "OutdatedScreening",
     "ImportRefused",
     "ExportError",
+    "SharedServerError",
+    "InstanceDatabaseDown",
 )
 _READ_ONLY = ("readonly database", "read-only file system", "unable to open database file", "permission denied")
 _FULL = ("database or disk is full", "no space left on device")
@@ -56,6 +59,9 @@ def _describe(error: BaseException) -> str:
     for cause in chain:
         if isinstance(cause, OSError) and cause.errno is not None:
             return _os_error(cause)
+    for cause in chain:
+        if type(cause).__name__ == "DagsterPostgresException" or "psycopg2" in type(cause).__module__:
+            return database_down(_first_line(next((c for c in chain if "psycopg2" in type(c).__module__), cause)))
     for cause in chain:
         text = str(cause).lower()
         if type(cause).__name__ == "OperationalError" or "sqlite" in type(cause).__module__:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import sys
 import time
 
@@ -32,7 +33,7 @@ class Progress:
         self.unit = unit
         self.interval_s = interval_s
         self.started = time.monotonic()
-        self._last_log = 0.0
+        self._last_log = -math.inf  # the first call always logs, however long the machine has been up
         self._bar = tqdm(desc=label, unit=f" {unit}", leave=False) if sys.stderr.isatty() else None
 
     def __call__(self, done: int, total: int | None) -> None:

@@ -75,6 +75,11 @@ def graphql(url: str, query: str, variables: dict | None = None, timeout: float 
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             payload = json.loads(_read_before(response, deadline))
+    except urllib.error.HTTPError as exc:  # the webserver answers a Python error of a mutation with status 500
+        try:
+            payload = json.loads(_read_before(exc, deadline))
+        except ValueError:
+            raise GraphQLError(f"The Dagster webserver at {url} failed (HTTP {exc.code}).") from exc
     except (urllib.error.URLError, TimeoutError) as exc:
         raise GraphQLError(f"No Dagster webserver answered at {url} ({exc}). Start it with `hysem ui`.") from exc
     if payload.get("errors"):

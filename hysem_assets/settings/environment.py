@@ -97,6 +97,11 @@ def dagster_home() -> Path:
     return hysem_home() / "dagster"
 
 
+def shared_dir() -> Path:
+    """A team server's own state: its PostgreSQL connection, workspace, logs and process ids."""
+    return hysem_home() / "shared"
+
+
 def assets_dir() -> Path:
     return hysem_home() / "assets"
 

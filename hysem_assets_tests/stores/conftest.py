@@ -2,8 +2,8 @@
 
 Neo4j is the one at ``HYSEM_NEO4J_URI`` when set (CI starts it once before the tests),
 otherwise the project's launcher is built and started here for the session. Each test
-starts from an empty database; a database that holds data these tests did not write is
-never wiped.
+starts from an empty database and has it to itself (the suite's workers take turns through
+a lock file); a database that holds data these tests did not write is never wiped.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from neo4j import GraphDatabase
 
 from hysem_assets.stores.graph import GraphStore
@@ -26,13 +27,20 @@ TEST_MARKER = "HysemTestDatabase"
 
 
 @pytest.fixture(scope="session")
-def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     uri = os.environ.get("HYSEM_NEO4J_URI")
     if uri:
         yield uri
         return
     with running_neo4j(tmp_path_factory.mktemp("neo4j")) as started:
         yield started
+
+
+@pytest.fixture
+def neo4j_uri(neo4j_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The server, held by this test alone: the suite's workers share its one database."""
+    with FileLock(tmp_path_factory.getbasetemp().parent / "neo4j-tests.lock"):
+        yield neo4j_server
 
 
 def neo4j_password() -> str | None:

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import configparser
 import json
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -103,26 +100,23 @@ def test_services_select_their_workloads() -> None:
         assert {p["targetPort"] for p in service["spec"]["ports"]} <= container_ports
 
 
-@pytest.mark.parametrize("unit", ["hysem-webserver.service", "hysem-daemon.service"])
-def test_systemd_units_run_dagster_on_the_workspace(unit: str) -> None:
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    parser.read(DEPLOY / "systemd" / unit)
-    command = parser["Service"]["ExecStart"].split()
-    assert Path(command[0]).name in {"dagster-webserver", "dagster-daemon"}
-    assert Path(command[command.index("-w") + 1]).name == "workspace.yaml"
-    assert parser["Service"]["EnvironmentFile"].endswith("hysem.env")
+def test_systemd_units_run_each_service_of_the_team_server() -> None:
+    """One unit per service ``hysem shared up`` starts, each running it as ``hysem shared run`` does."""
+    from hysem_assets.cli import main
+    from hysem_assets.runs.shared import SERVICES
 
-
-@pytest.mark.parametrize("unit", ["hysem-webserver.service", "hysem-daemon.service"])
-def test_systemd_units_prepare_the_instance_with_code_that_exists(unit: str, tmp_path: Path, monkeypatch) -> None:
-    """The unit's ``ExecStartPre`` snippet runs: it imports what the package really has."""
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    parser.read(DEPLOY / "systemd" / unit)
-    command = shlex.split(parser["Service"]["ExecStartPre"])
-    assert Path(command[0]).name == "python" and command[1] == "-c"
-    monkeypatch.setenv("HYSEM_HOME", str(tmp_path))
-    subprocess.run([sys.executable, "-c", command[2]], check=True, timeout=120)
-    assert (tmp_path / "dagster" / "dagster.yaml").is_file()
+    run = main.commands["shared"].commands["run"]
+    units = {}
+    for path in sorted((DEPLOY / "systemd").glob("*.service")):
+        parser = configparser.ConfigParser(strict=False, interpolation=None)
+        parser.read(path)
+        program, *arguments = parser["Service"]["ExecStart"].split()
+        assert Path(program).name == "hysem" and arguments[:2] == ["shared", "run"], path.name
+        assert parser["Service"]["EnvironmentFile"].endswith("hysem.env"), path.name
+        assert run.params[0].type.convert(arguments[2], None, None) == arguments[2]
+        units[arguments[2]] = path.name
+    assert sorted(units) == sorted(SERVICES)
+    assert units == {service: f"hysem-{service}.service" for service in SERVICES}
 
 
 def test_gpu_assets_carry_the_step_tags() -> None:
