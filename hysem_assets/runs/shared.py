@@ -40,8 +40,11 @@ from hysem_assets.settings.environment import config_dir, dagster_home, hysem_ho
 #: In the order they start; they stop in the reverse one.
 SERVICES = ("postgres", "code-server", "webserver", "daemon")
 #: What each listens on, by default, and the variable that moves it.
-PORTS = {"postgres": ("HYSEM_POSTGRES_PORT", 15432), "code-server": ("HYSEM_CODE_SERVER_PORT", 4266)}
-PORTS["webserver"] = ("HYSEM_UI_PORT", 3000)
+PORTS = {
+    "postgres": ("HYSEM_POSTGRES_PORT", 15432),
+    "code-server": ("HYSEM_CODE_SERVER_PORT", 4266),
+    "webserver": ("HYSEM_UI_PORT", 3000),
+}
 LOCATION = "hysem"
 #: Longest waits for a service to answer once started: the code server loads every stage first.
 READY_SECONDS = {"postgres": 60, "code-server": 240, "webserver": 180, "daemon": 180}
@@ -350,7 +353,7 @@ def start(service: str) -> int:
 
 def up(say: Callable[[str], None]) -> list[Service]:
     """Start every service that is not running, in order."""
-    os.environ.update(connection(), DAGSTER_HOME=str(dagster_home()))
+    os.environ.update(connection(), DAGSTER_HOME=str(dagster_home()))  # this process reads the daemon's heartbeat
     install_instance()
     for service in status():
         if service.running:
