@@ -20,13 +20,21 @@ from hysem_assets.settings.queries import QueryError, load_queries
 from hysem_assets.stores.graph_schema import graph_schema
 
 
-def executor() -> ExecutorDefinition:
-    """Steps in subprocesses here; with HYSEM_EXECUTOR=k8s each step is its own pod (GPU tags apply)."""
+def executor(start_method: str = "forkserver") -> ExecutorDefinition:
+    """Steps in subprocesses here; with HYSEM_EXECUTOR=k8s each step is its own pod (GPU tags apply).
+
+    Here each step forks from one fork server per run that has imported this module once, instead of a
+    fresh interpreter importing it again (seconds of CPU a step, most of a small query's run);
+    ``start_method="spawn"`` is Dagster's default, kept for comparison (``benchmarks/run_start.py``).
+    """
     if executor_kind() == "k8s":
         from dagster_k8s import k8s_job_executor
 
         return k8s_job_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})
-    return multiprocess_executor.configured({"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS})
+    preload = {"preload_modules": [__name__]} if start_method == "forkserver" else {}
+    return multiprocess_executor.configured(
+        {"tag_concurrency_limits": TAG_CONCURRENCY_LIMITS, "start_method": {start_method: preload}}
+    )
 
 
 # The graph schema the protocols make together is checked when the code location loads: two
@@ -45,13 +53,13 @@ def declared_queries() -> dict:
         return {}
 
 
-def load_definitions() -> Definitions:
+def load_definitions(start_method: str = "forkserver") -> Definitions:
     """Every asset, check, job and sensor that a module of ``defs/`` declares, found by Dagster's loader, with
     the resources of the active profile, the executor and the living reviews' schedules."""
     with warnings.catch_warnings():  # the package loader is marked as a preview in this Dagster release
         warnings.simplefilter("ignore", PreviewWarning)
         declared = load_definitions_from_package_module(
-            hysem_assets.defs, resources=build_resources(), executor=executor()
+            hysem_assets.defs, resources=build_resources(), executor=executor(start_method)
         )
     return Definitions.merge(declared, Definitions(schedules=living_review_schedules(declared_queries())))
 
