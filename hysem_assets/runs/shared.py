@@ -24,6 +24,7 @@ import pwd
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -34,6 +35,7 @@ from pathlib import Path
 
 import yaml
 
+from hysem_assets.core.owner import ProcessOwner, process_start
 from hysem_assets.runs.instance import CONNECTION_FILE, PortInUse, read_connection, require_free_port
 from hysem_assets.settings.environment import config_dir, dagster_home, hysem_home, shared_dir
 
@@ -269,23 +271,15 @@ def _pid_file(service: str) -> Path:
     return _state("run", f"{service}.pid")
 
 
-def _alive(pid: int, service: str) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return status != "Z" and (service in cmdline or "hysem" in cmdline)  # the service, or `hysem shared run` before it
+def _owner(service: str) -> ProcessOwner | None:
+    """The process ``start`` recorded for ``service``, while it is that process (a reused pid is not)."""
+    owner = ProcessOwner.read(_pid_file(service))
+    return owner if owner is not None and owner.state() == "alive" else None
 
 
 def status() -> list[Service]:
     """Each service and the process that runs it, if one does."""
-    found = []
-    for service in SERVICES:
-        path = _pid_file(service)
-        pid = int(path.read_text()) if path.is_file() and path.read_text().strip().isdigit() else None
-        found.append(Service(service, pid if pid is not None and _alive(pid, service) else None))
-    return found
+    return [Service(service, owner.pid if (owner := _owner(service)) else None) for service in SERVICES]
 
 
 def _ready(service: str) -> bool:
@@ -338,12 +332,13 @@ def start(service: str) -> int:
             start_new_session=True,
             env=environment(),
         )
-    _pid_file(service).write_text(str(process.pid))
+    owner = ProcessOwner(process.pid, socket.gethostname(), process_start(process.pid), service)
+    owner.write(_pid_file(service))  # the pid and the process's start: `hysem shared run` execs the service in place
     deadline = time.monotonic() + READY_SECONDS[service]
     while not _ready(service):
         if process.poll() is not None or time.monotonic() > deadline:
             if process.poll() is None:
-                _stop_process(process.pid, service)
+                _stop_process(owner, service)
             tail = log.read_text(errors="replace").strip().splitlines()[-1:]
             said = f": {tail[0]}" if tail else ""
             raise SharedServerError(f"the {service} did not start (log {log}){said}")
@@ -370,30 +365,30 @@ def _where(service: str) -> str:
     return f", on 127.0.0.1:{port(service)}" if service in PORTS else ""
 
 
-def _stop_process(pid: int, service: str) -> None:
+def _stop_process(owner: ProcessOwner, service: str) -> None:
     """SIGTERM (for PostgreSQL, SIGINT: its fast shutdown) to the service's session, SIGKILL after a while."""
     first = signal.SIGINT if service == "postgres" else signal.SIGTERM
     try:
-        os.killpg(pid, first)
+        os.killpg(owner.pid, first)
     except ProcessLookupError:
         return
     deadline = time.monotonic() + STOP_SECONDS
-    while _alive(pid, service) and time.monotonic() < deadline:
+    while owner.state() == "alive" and time.monotonic() < deadline:
         time.sleep(0.2)
-    if _alive(pid, service):
+    if owner.state() == "alive":
         try:
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(owner.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
 
 def stop(service: str) -> bool:
     """Stop ``service`` if it runs; whether it did."""
-    found = next(s for s in status() if s.name == service)
-    if found.running:
-        _stop_process(found.pid, service)
+    owner = _owner(service)
+    if owner is not None:
+        _stop_process(owner, service)
     _pid_file(service).unlink(missing_ok=True)
-    return found.running
+    return owner is not None
 
 
 def down(say: Callable[[str], None]) -> None:
