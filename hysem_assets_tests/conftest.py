@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from dagster._core.storage.defs_state.base import set_defs_state_storage
+from filelock import FileLock
 
 from hysem_assets_tests.paths import PROJECT_ROOT, REALDATA
 
@@ -39,18 +40,54 @@ def shared_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("models")
 
 
+def _as_a_new_user(patch: pytest.MonkeyPatch, home: Path, models: Path) -> None:
+    """``home`` as HYSEM_HOME, with none of a user's profile, keys, contact or service addresses."""
+    patch.setenv("HYSEM_HOME", str(home))
+    patch.setenv("HYSEM_MODELS_DIR", str(models))
+    patch.delenv("DAGSTER_HOME", raising=False)
+    for variable in ("HYSEM_PROFILE", "NCBI_API_KEY", "OPENALEX_API_KEY", "SCOPUS_API_KEY", "HYSEM_MAILTO"):
+        patch.delenv(variable, raising=False)
+    for source in ("PUBMED", "OPENALEX", "SCOPUS", "CROSSREF", "UNPAYWALL", "ZOTERO"):
+        patch.delenv(f"HYSEM_{source}_URL", raising=False)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, shared_models: Path
 ) -> Path:
     home = tmp_path_factory.mktemp("hysem_home")
-    monkeypatch.setenv("HYSEM_HOME", str(home))
-    monkeypatch.setenv("HYSEM_MODELS_DIR", str(shared_models))
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    for variable in ("HYSEM_PROFILE", "NCBI_API_KEY", "OPENALEX_API_KEY", "SCOPUS_API_KEY", "HYSEM_MAILTO"):
-        monkeypatch.delenv(variable, raising=False)
-    for source in ("PUBMED", "OPENALEX", "SCOPUS", "CROSSREF", "UNPAYWALL", "ZOTERO"):
-        monkeypatch.delenv(f"HYSEM_{source}_URL", raising=False)
+    _as_a_new_user(monkeypatch, home, shared_models)
+    return home
+
+
+@pytest.fixture(scope="session")
+def demo_once(tmp_path_factory: pytest.TempPathFactory, shared_models: Path) -> Path:
+    """The HYSEM_HOME ``hysem demo`` leaves, made once for the whole run by whichever worker asks first (it
+    is the slowest command there is); tests read copies of it (:func:`demo_home`)."""
+    from click.testing import CliRunner
+
+    from hysem_assets.cli import main
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the workers' common folder
+    home, done = shared / "demo-home", shared / "demo-home.done"
+    with FileLock(shared / "demo-home.lock"):
+        if not done.is_file():
+            shutil.rmtree(home, ignore_errors=True)
+            with pytest.MonkeyPatch.context() as patch:
+                _as_a_new_user(patch, home, shared_models)
+                patch.delenv("HYSEM_CONFIG_DIR", raising=False)
+                ran = CliRunner().invoke(main, ["demo"])
+            assert ran.exit_code == 0, ran.output
+            done.touch()
+    return home
+
+
+@pytest.fixture(scope="module")
+def demo_home(demo_once: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the demo's HYSEM_HOME for one module, whose tests may write into it."""
+    home = tmp_path_factory.mktemp("demo") / "hysem"
+    shutil.copytree(demo_once, home, symlinks=True)
     return home
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,25 +26,12 @@ def invoke(*args: str):
     return result
 
 
-@pytest.fixture(scope="module")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One `hysem demo` for the tests that read what it leaves (it is the slowest command there is)."""
-    root = tmp_path_factory.mktemp("demo")
-    shutil.copytree(PROJECT_ROOT / "config", root / "config")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HYSEM_HOME", str(root / "hysem"))
-        patch.setenv("HYSEM_CONFIG_DIR", str(root / "config"))
-        patch.delenv("DAGSTER_HOME", raising=False)
-        assert invoke("demo").exit_code == 0
-    return root
-
-
 @pytest.fixture
 def after_demo(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This test's HYSEM_HOME and config folder are the demo's; its HYSEM_HOME."""
-    monkeypatch.setenv("HYSEM_HOME", str(demo_home / "hysem"))
-    monkeypatch.setenv("HYSEM_CONFIG_DIR", str(demo_home / "config"))
-    return demo_home / "hysem"
+    """This test's HYSEM_HOME is the module's copy of the demo's, with the bundled config; its HYSEM_HOME."""
+    monkeypatch.setenv("HYSEM_HOME", str(demo_home))
+    monkeypatch.delenv("HYSEM_CONFIG_DIR", raising=False)
+    return demo_home
 
 
 def test_demo_then_status_show_the_three_sources(after_demo: Path, tmp_path: Path):

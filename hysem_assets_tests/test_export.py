@@ -1,7 +1,6 @@
 """`hysem export` on the sample as `hysem demo` leaves it, and lists written as lists in every CSV and XLSX.
 
-One demo run serves the module: the first test that needs it runs `hysem demo` in its own home, the
-others read that home (none of them writes into it).
+The module reads a copy of the home one `hysem demo` of the whole run left (``demo_home``).
 """
 
 from __future__ import annotations
@@ -42,20 +41,11 @@ def looks_like_a_repr(cell: str) -> bool:
     return "array(" in cell or bool(_REPR.match(cell.strip()))
 
 
-@pytest.fixture(scope="module")
-def demo_homes() -> dict[str, Path]:
-    return {}
-
-
 @pytest.fixture
-def sample_home(demo_homes: dict[str, Path], isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def sample_home(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A HYSEM_HOME where `hysem demo` ran on the sample query."""
-    if "home" not in demo_homes:
-        ran = invoke("demo")
-        assert ran.exit_code == 0, ran.output
-        demo_homes["home"] = isolated_home
-    monkeypatch.setenv("HYSEM_HOME", str(demo_homes["home"]))
-    return demo_homes["home"]
+    monkeypatch.setenv("HYSEM_HOME", str(demo_home))
+    return demo_home
 
 
 def exported_ids(path: Path, fmt: str, keys: dict[str, str]) -> list[str]:
