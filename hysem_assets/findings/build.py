@@ -20,8 +20,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from hysem_assets.core.filehash import file_sha256
-from hysem_assets.embedding.minilm import packaged_model_path, wordpiece_tokenizer
-from hysem_assets.findings.classifier import CARD_FILE, MODEL_DIR, PARTS, FindingsModel, tokenizer_file
+from hysem_assets.embedding.minilm import packaged_model_path, tokenizer_file, wordpiece_tokenizer
+from hysem_assets.findings.classifier import CARD_FILE, MODEL_DIR, PARTS, FindingsModel
 from hysem_assets.findings.corpus import labelled, split
 from hysem_assets.findings.evaluation import scored
 from hysem_assets.findings.pairs import OUTPUTS

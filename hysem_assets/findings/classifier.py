@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from hysem_assets.core.filehash import CardMismatch, card_sha256, stamp
-from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path, wordpiece_tokenizer
+from hysem_assets.embedding.minilm import PACKAGE, tokenizer_file, wordpiece_tokenizer
 from hysem_assets.findings.candidates import Sentence, ranked
 from hysem_assets.findings.pairs import CANDIDATES, comparison, encode
 from hysem_assets.findings.schema import DIRECTIONS
@@ -65,11 +65,6 @@ class Judgement:
     def found(self) -> bool:
         """The article states a result of this comparison: its best sentence is likelier a result than not."""
         return self.evidence_score >= 0.5
-
-
-def tokenizer_file() -> Path:
-    """The packaged MiniLM's WordPiece vocabulary, which the model was fine-tuned with (not copied beside it)."""
-    return packaged_model_path() / "tokenizer.json"
 
 
 class FindingsModel:

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from hysem_assets.embedding.minilm import packaged_model_path
+from hysem_assets.embedding.minilm import card_hashes, packaged_model_path
 from hysem_assets.pico.corpus import CLASSES, split, training_corpus
 from hysem_assets.pico.evaluation import document_text, span_scores
-from hysem_assets.pico.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, Tagger, card_hashes
+from hysem_assets.pico.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, Tagger
 
 log = logging.getLogger(__name__)
 

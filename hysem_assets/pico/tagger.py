@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hysem_assets.core.filehash import CardMismatch, card_sha256, file_sha256, stamp
+from hysem_assets.core.filehash import CardMismatch, card_sha256, stamp
 from hysem_assets.core.text import sentence_spans
-from hysem_assets.embedding.minilm import PACKAGE, packaged_model_path, wordpiece_tokenizer
+from hysem_assets.embedding.minilm import PACKAGE, tokenizer_file, wordpiece_tokenizer
 from hysem_assets.pico.corpus import CLASSES
 
 #: Where the shipped weights live, and what rebuilds them.
@@ -51,18 +51,8 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-def tokenizer_file() -> Path:
-    """The WordPiece vocabulary of the packaged MiniLM the tagger was fine-tuned from (not copied beside it)."""
-    return packaged_model_path() / "tokenizer.json"
-
-
 class TaggerUnavailable(RuntimeError):
     """The weights are missing, unreadable or not the card's; the message names the file and what restores it."""
-
-
-def card_hashes(weights: Path) -> dict[str, str]:
-    """The card's record of the files a tagger reads: the sha256 of ``weights`` and of the tokenizer."""
-    return {"sha256": file_sha256(weights), "tokenizer_sha256": file_sha256(tokenizer_file())}
 
 
 def verified(path: Path, expected: str | None, fix: str) -> str:

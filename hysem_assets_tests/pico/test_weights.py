@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from hysem_assets.cli import main
 from hysem_assets.embedding import onnx_encoder
 from hysem_assets.embedding.encoder import Encoder
-from hysem_assets.embedding.minilm import packaged_model_path
+from hysem_assets.embedding.minilm import card_hashes, packaged_model_path
 from hysem_assets.extraction.documents import Document
 from hysem_assets.extraction.extractive import from_protocol
 from hysem_assets.extraction.reuse import reader_of, reuse_or_extract
 from hysem_assets.pico import tagger as pico_tagger
-from hysem_assets.pico.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, TaggerUnavailable, card_hashes, load
+from hysem_assets.pico.tagger import CARD_FILE, MODEL_DIR, MODEL_FILE, TaggerUnavailable, load
 from hysem_assets.settings.backends import ExtractiveConfig
 from hysem_assets.settings.profile import ExtractionSettings
 from hysem_assets.settings.protocols import load_protocol
