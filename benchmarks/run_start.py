@@ -2,8 +2,8 @@
 that imported the code location once (hysem's executor) against steps spawned afresh (Dagster's default).
 
 Each variant runs ``dagster job execute`` on the sample query in a home of its own, as a run launched
-from the UI or the daemon executes; both must end with the same tables (files carrying their home's path
-aside). Prints seconds per variant and the speed-up.
+from the UI or the daemon executes; both must end with the same tables (the home's path, clocks and the
+mirror's port taken out). Prints seconds per variant, the speed-up and whether the tables are the same.
 
     python benchmarks/run_start.py
 """
